@@ -1,0 +1,41 @@
+# Thin front door over CMake. Every target first makes sure the Debian
+# packages it needs are there (scripts/deps.sh installs them as root, or
+# prints the exact apt-get line otherwise).
+BUILD    ?= build
+SANITIZE ?=
+JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE_FLAGS ?=
+
+.PHONY: all build run test bench size cross deps clean run-qemu soak
+
+all: build
+
+deps:
+	@bash scripts/deps.sh
+
+$(BUILD)/CMakeCache.txt:
+	cmake -S . -B $(BUILD) -DTW_SANITIZE=$(SANITIZE) $(CMAKE_FLAGS)
+
+build: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS)
+
+# The main job: the demo (see README.md). Until the RTOS workload model
+# exists it runs the best end-to-end path there is.
+run: build
+	@bash scripts/run-demo.sh $(BUILD)
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
+
+bench: build
+	@bash bench/run.sh $(BUILD)
+
+# Size of the freestanding target code for a Cortex-M, as linked objects.
+size: deps
+	@bash scripts/cross.sh size
+
+cross: deps
+	@bash scripts/cross.sh build
+
+clean:
+	rm -rf $(BUILD) build-*
