@@ -1,0 +1,32 @@
+/*
+ * A decoded event, as the host decoder hands it to the trace model,
+ * exporters and analyses. Values are unpacked into host integers in the
+ * order of the descriptor's fields; desc is never NULL (custom events get a
+ * descriptor built from their in-band declaration).
+ */
+#ifndef TRACEWIRE_EVENT_H
+#define TRACEWIRE_EVENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "tracewire/vocab.h"
+
+#define TW_EVENT_MAX_VALUES 16
+
+struct tw_event {
+  uint64_t time_ns;      /* target time in ns since the stream's time origin */
+  uint64_t ticks;        /* extended 64-bit target timestamp, clock ticks */
+  uint32_t seq;          /* extended event sequence number in its stream */
+  uint16_t endpoint;     /* packet source address */
+  uint16_t instance;     /* logger instance id (one stream per core) */
+  uint16_t id;           /* event id */
+  uint16_t module;       /* module id */
+  uint16_t stream;       /* index of (endpoint, instance) in the trace */
+  uint16_t nvalues;
+  const struct tw_event_desc *desc;
+  uint32_t values[TW_EVENT_MAX_VALUES]; /* desc->fields order; STRING -> 0 */
+  const char *str;       /* the STRING field's bytes (NAME, CUSTOM_DECL), else NULL */
+  size_t str_len;
+};
+
+#endif
