@@ -448,10 +448,13 @@ int tw_mti_system_feed(struct tw_mti_system *sys, const struct tw_event *ev)
   sys->in_feed = true;
   sys->cur_event = ev;
   sys->cur_comp = c;
-  if (s->hot)
-    tw__mti_source_dispatch(s, ev);
+  /* State first: the event's callbacks (and DumpState from them) see the
+   * state including this event; TASKS/MUTEXES/SEMAPHORES changes the event
+   * causes are delivered before it. */
   if (s->spec->role != MTI_ROLE_NONE)
     tw__mti_state_update(c, s, ev);
+  if (s->hot)
+    tw__mti_source_dispatch(s, ev);
   sys->cur_event = NULL;
   sys->cur_comp = NULL;
   sys->in_feed = false;
