@@ -35,6 +35,7 @@ void tw_cli_record_help(FILE *f)
         "options:\n"
         "  --mask MASK        event mask to set before START (bit n-1 = event id n)\n"
         "  --duration S       stop after S seconds\n"
+        "  --idle S           stop when nothing arrived for S seconds (after the first bytes)\n"
         "  --no-commands      do not send commands (the target streams by itself)\n"
         "  -q, --quiet        no live counts\n"
         "Ctrl-C stops cleanly: STOP is sent, the stream drained, the trace closed.\n"
@@ -171,10 +172,10 @@ int tw_cli_record(int argc, char **argv)
   static const struct option opts[] = {
     {"from", required_argument, 0, 'f'}, {"mask", required_argument, 0, 'm'},
     {"duration", required_argument, 0, 'd'}, {"no-commands", no_argument, 0, 'n'},
-    {"quiet", no_argument, 0, 'q'}, {0, 0, 0, 0},
+    {"quiet", no_argument, 0, 'q'}, {"idle", required_argument, 0, 'i'}, {0, 0, 0, 0},
   };
   const char *from = NULL, *out = NULL;
-  long long duration = -1;
+  long long duration = -1, idle = -1;
   uint32_t mask = 0;
   int have_mask = 0, no_cmd = 0, quiet = 0, c;
   optind = 1;
@@ -195,6 +196,12 @@ int tw_cli_record(int argc, char **argv)
     case 'd':
       if ((duration = cli_parse_seconds(optarg)) < 0) {
         cli_err("record: bad duration '%s'", optarg);
+        return TW_EXIT_USAGE;
+      }
+      break;
+    case 'i':
+      if ((idle = cli_parse_seconds(optarg)) < 0) {
+        cli_err("record: bad idle time '%s'", optarg);
         return TW_EXIT_USAGE;
       }
       break;
@@ -239,7 +246,7 @@ int tw_cli_record(int argc, char **argv)
   sigaction(SIGTERM, &sa, NULL);
   signal(SIGPIPE, SIG_IGN);
 
-  unsigned long long t0 = tw_sys_mono_ns(), last_status = t0;
+  unsigned long long t0 = tw_sys_mono_ns(), last_status = t0, last_data = 0, seen = 0;
   int commands = !no_cmd && R.src->ops->write != NULL;
   if (commands && start_target(&R, have_mask, mask) < 0)
     commands = 0;
@@ -247,6 +254,13 @@ int tw_cli_record(int argc, char **argv)
   while (!stop_requested && !R.write_failed) {
     unsigned long long now = tw_sys_mono_ns();
     if (duration >= 0 && now - t0 >= (unsigned long long)duration)
+      break;
+    unsigned long long bytes = tw_reader_stats(R.r)->bytes;
+    if (bytes != seen) {
+      seen = bytes;
+      last_data = now;
+    }
+    if (idle >= 0 && last_data && now - last_data >= (unsigned long long)idle)
       break;
     int n = pump(&R, 200);
     if (n == TW_EOF) {

@@ -43,6 +43,8 @@ static int on_event(void *ctx, const struct tw_event *ev)
   for (unsigned f = 0; f < ev->nvalues; f++) {
     if (ev->desc->fields[f].obj != TW_OBJ_TASK)
       continue;
+    if ((int)f == ev->desc->marker_field && tw_event_enum_name(ev->desc, ev->values[f]))
+      break; /* EnterInt / LeaveInt: not a task */
     for (i = 0; i < s->ntasks && (s->tasks[i].task != ev->values[f] || s->tasks[i].ep != ev->endpoint); i++)
       ;
     if (i < MAX_TASKS) {
