@@ -62,17 +62,6 @@ static uint64_t extend(const struct tw_streamer *s, uint32_t t)
   return s->now + (uint64_t)(int64_t)d;
 }
 
-static uint64_t event_ts(const struct tw_streamer *s, const struct tw_src_rec *rec,
-                         const uint32_t *data, int n)
-{
-  if (rec->id == TW_EV_SLEEP && n >= 2) {
-    uint64_t wake = extend(s, data[1]);
-    uint64_t back = (uint64_t)(uint32_t)(data[1] - data[0]) + ((uint64_t)rec->wraps << 32);
-    return back <= wake ? wake - back : 0;
-  }
-  return extend(s, data[0]);
-}
-
 /* ---- packets ----------------------------------------------------------------- */
 
 static void finish_header(struct tw_streamer *s, uint32_t length)
@@ -204,17 +193,39 @@ static int write_snapshot(struct tw_streamer *s, uint16_t id, uint32_t packed, c
 
 /* ---- logger events ----------------------------------------------------------- */
 
+/* A SLEEP event re-anchors the clock: the sleep began within reach of the
+ * last observation, and the wake is that plus what the timestamps show plus
+ * the whole periods slept (wraps). Returns the sleep's 64-bit time. */
+static uint64_t sleep_anchor(struct tw_streamer *s, const struct tw_src_rec *rec, const uint32_t *d)
+{
+  uint64_t t_sleep = extend(s, d[0]);
+  uint64_t t_wake = t_sleep + (uint32_t)(d[1] - d[0]) + ((uint64_t)rec->wraps << 32);
+  if (t_wake > s->now) { /* never move the clock backwards */
+    s->now = t_wake;
+    s->now_lo = d[1];
+  }
+  observe(s, 0);
+  return t_sleep;
+}
+
 static void take(struct tw_streamer *s, const struct tw_src_rec *rec, int n)
 {
+  uint64_t ts;
+
   s->st.events++;
-  observe(s, rec->wraps);
+  if (rec->id == TW_EV_SLEEP && n >= 3) {
+    ts = sleep_anchor(s, rec, s->pdata);
+  } else {
+    observe(s, rec->wraps);
+    ts = n ? extend(s, s->pdata[0]) : s->now;
+  }
   if (!s->running) {
     s->st.discarded++;
     return;
   }
   s->prec = *rec;
   s->prec.size = (uint16_t)n;
-  s->pts = event_ts(s, rec, s->pdata, n);
+  s->pts = ts;
   s->pdrops += rec->dropped;
   s->st.drops += rec->dropped;
   s->pend = s->pdrops ? 1 : 2;
