@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "tracewire/events_gen.h"
+#include "tracewire/port.h"
 #include "tracewire/streamer.h"
 #include "tracewire/trace.h"
 
@@ -498,8 +499,13 @@ int tw_streamer_poll(struct tw_streamer *s, uint32_t timeout)
 {
   int rc, taken = 0;
 
-  if (s->held && (rc = send_pkt(s)))
+  if (s->held && (rc = send_pkt(s))) {
+    /* the link is busy: back off instead of spinning on it; the ring
+     * keeps recording (and counting drops) meanwhile */
+    if (timeout)
+      tw_port_wait(&s->backoff, 0, timeout);
     return rc;
+  }
   observe(s, 0);
   while (s->nwork)
     if ((rc = work_step(s)))
