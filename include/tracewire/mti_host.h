@@ -70,6 +70,14 @@ bool tw_mti_system_running(const struct tw_mti_system *sys);
 int tw_mti_system_feed(struct tw_mti_system *sys, const struct tw_event *ev);
 uint64_t tw_mti_system_unknown(const struct tw_mti_system *sys);
 
+struct tw_decoder; /* tracewire/host/decoder.h */
+/* After a pass of decoder d over a trace: a component per decoder stream
+ * (component stream == decoder stream index) and a source per custom kind
+ * d saw. The custom descriptors belong to d: keep d open while sys lives.
+ * Returns the number of custom ids declared twice with different names
+ * (the first wins), or a negative TW_E*. */
+int tw_mti_system_sync_decoder(struct tw_mti_system *sys, const struct tw_decoder *d);
+
 /* ---- plugins ---------------------------------------------------------------- */
 
 struct tw_mti_plugin;
