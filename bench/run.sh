@@ -3,3 +3,4 @@
 set -euo pipefail
 b=${1:-build}
 "$b/bench/bench_decode" 512
+"$b/bench/bench_mti" 20

@@ -620,6 +620,31 @@ static void test_state_change_callbacks(void **state)
   assert_int_equal(h.vals[1], 2);
 }
 
+/* State is kept once a class exists on a dump_state source of the
+ * component (docs/mti.md); names always. */
+static void test_state_tracking_starts_with_a_class(void **state)
+{
+  struct fx *f = *state;
+  MTI_TraceSource *tasks = src(f->c0, "TASKS");
+  MTI_EventClass *tc;
+  struct dump d = {0};
+  TW_TraceContext *ctx = eslapi_ObtainPointer(tw_mti_system_simulation(f->sys), TW_TraceContext);
+  assert_int_equal(tw_mti_system_start(f->sys), 0);
+  feed(f, fx_name(TW_OBJ_TASK, 0, 4, "early"));
+  feed(f, fx_ev(FX_TASK_SWITCH, 3, 0, 0));
+  tc = tasks->vtbl->CreateEventClass(tasks, 0xF); /* allowed while running */
+  assert_int_equal(tc->vtbl->DumpState(tc, cb_dump, &d), MTI_OK);
+  assert_int_equal(d.n, 1); /* named task 4 is known, the switch to 3 was not tracked */
+  assert_int_equal(d.num[0], 4);
+  assert_string_equal(ctx->vtbl->LookupObjectName(ctx, f->c0, TW_OBJ_TASK, 4), "early");
+  feed(f, fx_ev(FX_TASK_SWITCH, 5, 0, 0));
+  memset(&d, 0, sizeof d);
+  assert_int_equal(tc->vtbl->DumpState(tc, cb_dump, &d), MTI_OK);
+  assert_int_equal(d.n, 2);
+  assert_int_equal(d.num[1], 5);
+  assert_string_equal(state_name(tc, d.state[1]), "Running");
+}
+
 /* DumpState from inside a callback of another source. */
 struct nested {
   MTI_EventClass *tasks;
@@ -809,6 +834,7 @@ int main(void)
     T(test_counters),              T(test_record_get_as),
     T(test_record_variable_size),  T(test_dump_state),
     T(test_state_change_callbacks), T(test_dump_state_from_callback),
+    T(test_state_tracking_starts_with_a_class),
     T(test_trace_context),         T(test_feed_rules),
     T(test_custom_events),         T(test_custom_auto_declared),
 #undef T
