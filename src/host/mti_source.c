@@ -487,11 +487,56 @@ void tw__mti_source_free(struct mti_source *s)
   }
   free(s->classes);
   free(s->active);
+  free(s->calls);
   free(s->c64);
   free(s->c32);
   free(s->fields);
   free(s->record);
   free(s);
+}
+
+static void build_ops(struct mti_source *s)
+{
+  s->nops = 0;
+  for (MTI_FieldMask m = s->fill_mask; m; m &= m - 1) {
+    int i = __builtin_ctz(m);
+    const struct tw__mti_field_spec *f = &s->spec->fields[i];
+    struct mti_fill_op *op = &s->ops[s->nops];
+    op->off = s->spec->offsets[i];
+    op->src = f->src_index;
+    op->field = (uint16_t)i;
+    switch (f->fill) {
+    case MTI_FILL_VALUE:
+      op->op = f->size == 1 ? MTI_OP_U8 : f->size == 2 ? MTI_OP_U16
+             : f->size == 4 ? MTI_OP_U32 : MTI_OP_U64;
+      break;
+    case MTI_FILL_STRING: op->op = MTI_OP_STRING; break;
+    case MTI_FILL_TIME: op->op = MTI_OP_TIME; break;
+    case MTI_FILL_SEQ: op->op = MTI_OP_SEQ; break;
+    default: continue; /* GIVEN: dump sources are filled from values */
+    }
+    s->nops++;
+  }
+}
+
+static void build_calls(struct mti_source *s)
+{
+  size_t n = 0;
+  struct mti_call *calls;
+  for (size_t i = 0; i < s->nactive; i++)
+    n += s->active[i]->ncbs;
+  calls = realloc(s->calls, (n ? n : 1) * sizeof *calls);
+  if (!calls) {
+    s->ncalls = 0; /* keeps the old list's memory; delivers nothing */
+    return;
+  }
+  s->calls = calls;
+  s->ncalls = 0;
+  for (size_t i = 0; i < s->nactive; i++) {
+    const struct mti_class *c = s->active[i];
+    for (size_t k = 0; k < c->ncbs; k++)
+      s->calls[s->ncalls++] = (struct mti_call){c->cbs[k].fn, c->cbs[k].user, &c->base, c->id};
+  }
 }
 
 /* Rebuilds the list of classes with callbacks; only called while stopped. */
@@ -509,6 +554,8 @@ void tw__mti_source_refresh(struct mti_source *s)
     }
   }
   s->hot = s->nactive || s->n64 || s->n32;
+  build_ops(s);
+  build_calls(s);
   tw__mti_flags_update(s);
 }
 

@@ -242,6 +242,7 @@ int tw_mti_system_create(struct tw_mti_system **out, const struct tw_event_desc 
     return TW_ENOMEM;
   sys->systrace.vtbl = &sys_vtbl;
   sys->ctx.vtbl = &ctx_vtbl;
+  sys->gate = MTI_GATE_STOPPED;
   sys->descs = descs;
   sys->ndescs = ndescs;
   memset(sys->id_index, 0xff, sizeof sys->id_index);
@@ -407,6 +408,7 @@ int tw_mti_system_declare_event(struct tw_mti_system *sys, const struct tw_event
 int tw_mti_system_start(struct tw_mti_system *sys)
 {
   sys->running = true;
+  sys->gate &= (uint8_t)~MTI_GATE_STOPPED;
   return 0;
 }
 
@@ -415,6 +417,7 @@ int tw_mti_system_stop(struct tw_mti_system *sys)
   if (sys->in_feed)
     return TW_EBUSY;
   sys->running = false;
+  sys->gate |= MTI_GATE_STOPPED;
   return 0;
 }
 
