@@ -136,7 +136,9 @@ static inline void tw__setf(uint32_t *be, unsigned shift, unsigned bits, uint32_
 }
 
 /* Every field of every header type, as (word, shift, bits). One line each;
- * the get/set pairs below and the compat macros are expanded from it. */
+ * the tw_pkt_get_<field>/tw_pkt_set_<field> pairs below are expanded from
+ * it (tracewire/compat/uia.h wraps those). Setters mask the value to the
+ * field's width and leave every other bit alone. */
 #define TW_PKT_FIELDS(XX)                                          \
   XX(hdr_type,        word1, 28,  4) /* all types */                \
   XX(endian,          word1, 27,  1) /* all but InvalidData */      \
