@@ -220,7 +220,10 @@ struct tw_pkt {
  *   TW_ETOOBIG   length exceeds max_len or the type's maximum
  * Checked in that order after ETRUNC for a missing word 1: EHDRTYPE,
  * EALIGN, ESHORT, ETOOBIG, ETRUNC, ERESERVED, EFOOTER. Nothing outside
- * buf[0..len) is read. out is unspecified on error.
+ * buf[0..len) is read. On TW_ETRUNC with len >= 4 (and a decodable
+ * type), out->length is the length the header announces: the bytes a
+ * stream reader must have before parsing again. Otherwise out is
+ * unspecified on error.
  * InvalidData padding parses as a packet with no footer and no payload. */
 int tw_pkt_parse(const uint8_t *buf, size_t len, size_t max_len, struct tw_pkt *out);
 
