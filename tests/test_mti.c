@@ -353,6 +353,38 @@ static void test_callbacks(void **state)
   assert_int_equal(hb.n, 1);
 }
 
+/* Many registrations on many classes of one source: each pair is called
+ * exactly once per event, with its own class and user pointer. */
+static void test_many_callbacks(void **state)
+{
+  struct fx *f = *state;
+  MTI_TraceSource *s = src(f->c0, "MUTEX");
+  struct hits h[8][7];
+  memset(h, 0, sizeof h);
+  for (int c = 0; c < 8; c++) {
+    MTI_EventClass *ec = s->vtbl->CreateEventClass(s, (MTI_FieldMask)c);
+    for (int k = 0; k < 7; k++)
+      assert_int_equal(ec->vtbl->RegisterCallback(ec, cb_count, &h[c][k]), MTI_OK);
+  }
+  /* Unregister some again: they must not be called. */
+  assert_int_equal(s->vtbl->CreateEventClass(s, 3)->vtbl->UnregisterCallback(
+                       s->vtbl->CreateEventClass(s, 3), cb_count, &h[3][6]), MTI_OK);
+  assert_int_equal(tw_mti_system_start(f->sys), 0);
+  feed(f, fx_ev(FX_MUTEX, 2, 5, 3));
+  feed(f, fx_ev(FX_MUTEX, 2, 5, 2));
+  for (int c = 0; c < 8; c++) {
+    for (int k = 0; k < 7; k++) {
+      int want = c == 3 && k == 6 ? 0 : 2;
+      assert_int_equal(h[c][k].n, want);
+      if (want) {
+        MTI_EventClass *ec = s->vtbl->CreateEventClass(s, (MTI_FieldMask)c);
+        assert_int_equal(h[c][k].last_id, ec->vtbl->GetId(ec));
+      }
+    }
+  }
+  assert_int_equal(h[7][0].vals[2], 2); /* type of the last event */
+}
+
 static void test_counters(void **state)
 {
   struct fx *f = *state;
@@ -831,6 +863,7 @@ int main(void)
     T(test_obtain_interface),      T(test_system_trace),
     T(test_component_trace),       T(test_trace_source_fields),
     T(test_event_class),           T(test_callbacks),
+    T(test_many_callbacks),
     T(test_counters),              T(test_record_get_as),
     T(test_record_variable_size),  T(test_dump_state),
     T(test_state_change_callbacks), T(test_dump_state_from_callback),

@@ -268,6 +268,7 @@ static size_t class_value_offset(const MTI_EventClass *self, MTI_ValueIndex vidx
 }
 
 static bool sys_running(const struct mti_source *src) { return src->comp->sys->running; }
+static int reserve_call(struct mti_source *s);
 
 static MTI_Status class_register(MTI_EventClass *self, MTI_CallbackT fn, void *user)
 {
@@ -279,6 +280,8 @@ static MTI_Status class_register(MTI_EventClass *self, MTI_CallbackT fn, void *u
   for (size_t i = 0; i < c->ncbs; i++)
     if (c->cbs[i].fn == fn && c->cbs[i].user == user)
       return MTI_PARAMETER_INVALID;
+  if (reserve_call(c->src) < 0)
+    return MTI_ERROR;
   if (c->ncbs == c->capcbs) {
     size_t cap = c->capcbs ? c->capcbs * 2 : 4;
     struct mti_callback *n = realloc(c->cbs, cap * sizeof *n);
@@ -521,16 +524,6 @@ static void build_ops(struct mti_source *s)
 
 static void build_calls(struct mti_source *s)
 {
-  size_t n = 0;
-  struct mti_call *calls;
-  for (size_t i = 0; i < s->nactive; i++)
-    n += s->active[i]->ncbs;
-  calls = realloc(s->calls, (n ? n : 1) * sizeof *calls);
-  if (!calls) {
-    s->ncalls = 0; /* keeps the old list's memory; delivers nothing */
-    return;
-  }
-  s->calls = calls;
   s->ncalls = 0;
   for (size_t i = 0; i < s->nactive; i++) {
     const struct mti_class *c = s->active[i];
@@ -539,15 +532,30 @@ static void build_calls(struct mti_source *s)
   }
 }
 
+/* Room for one more callback in the source's delivery lists, taken before a
+ * registration changes anything, so refreshing them cannot fail. */
+static int reserve_call(struct mti_source *s)
+{
+  size_t n = 1;
+  struct mti_call *calls;
+  struct mti_class **active;
+  for (size_t i = 0; i < s->nclasses; i++)
+    n += s->classes[i]->ncbs;
+  if (!(calls = realloc(s->calls, n * sizeof *calls)))
+    return -1;
+  s->calls = calls;
+  if (!(active = realloc(s->active, (s->nclasses ? s->nclasses : 1) * sizeof *active)))
+    return -1;
+  s->active = active;
+  return 0;
+}
+
 /* Rebuilds the list of classes with callbacks; only called while stopped. */
 void tw__mti_source_refresh(struct mti_source *s)
 {
-  struct mti_class **a = realloc(s->active, (s->nclasses ? s->nclasses : 1) * sizeof *a);
-  if (a)
-    s->active = a;
   s->nactive = 0;
   s->fill_mask = 0;
-  for (size_t i = 0; a && i < s->nclasses; i++) {
+  for (size_t i = 0; i < s->nclasses; i++) {
     if (s->classes[i]->ncbs) {
       s->active[s->nactive++] = s->classes[i];
       s->fill_mask |= s->classes[i]->mask;
