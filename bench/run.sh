@@ -1,0 +1,6 @@
+#!/usr/bin/env bash
+# Run every benchmark against the peers it is compared with (one line per
+# benchmark). Usage: bench/run.sh <builddir>
+set -euo pipefail
+b=${1:-build}
+"$b/bench/bench_logger"   # ring put vs LTTng-UST tracepoint (starts its own session)
