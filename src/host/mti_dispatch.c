@@ -138,7 +138,6 @@ static __attribute__((noinline)) int feed_hot(struct tw_mti_system *sys,
                                               const struct tw_event *ev)
 {
   struct mti_source *s = c->sources[idx];
-  sys->in_feed = true;
   sys->gate |= MTI_GATE_IN_FEED;
   sys->cur_event = ev;
   sys->cur_comp = c;
@@ -149,9 +148,6 @@ static __attribute__((noinline)) int feed_hot(struct tw_mti_system *sys,
     tw__mti_state_update(c, s, ev);
   if (f & MTI_F_HOT)
     dispatch(s, ev);
-  sys->cur_event = NULL;
-  sys->cur_comp = NULL;
-  sys->in_feed = false;
   sys->gate &= (uint8_t)~MTI_GATE_IN_FEED;
   return 0;
 }
@@ -163,13 +159,9 @@ static __attribute__((noinline)) int feed_listen(struct tw_mti_system *sys,
 {
   struct mti_source *s = c->sources[idx];
   sys->gate |= MTI_GATE_IN_FEED;
-  sys->in_feed = true;
-  sys->cur_event = ev;
+  sys->cur_event = ev; /* stale after the event: TraceContext checks the gate */
   sys->cur_comp = c;
   dispatch(s, ev);
-  sys->cur_event = NULL;
-  sys->cur_comp = NULL;
-  sys->in_feed = false;
   sys->gate &= (uint8_t)~MTI_GATE_IN_FEED;
   return 0;
 }
@@ -181,7 +173,7 @@ static __attribute__((noinline)) int feed_slow(struct tw_mti_system *sys,
   int idx;
   unsigned f;
   if (sys->gate) /* stopped, or from a callback: events do not nest */
-    return sys->in_feed ? TW_EBUSY : TW_EINVAL;
+    return sys->gate & MTI_GATE_IN_FEED ? TW_EBUSY : TW_EINVAL;
   if (ev->stream < sys->nby_stream)
     c = sys->by_stream[ev->stream];
   if (!c && !(c = comp_slow(sys, ev)))

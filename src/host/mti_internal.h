@@ -217,7 +217,6 @@ struct tw_mti_system {
   char **old_names; /* replaced by a rename; plugins may still hold them */
   size_t nold_names;
   bool running;
-  bool in_feed;
   uint8_t gate; /* MTI_GATE_*: feed's one test for both */
   bool have_first_endpoint;
   uint16_t first_endpoint;
