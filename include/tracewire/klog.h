@@ -47,8 +47,9 @@ uint32_t tw_klog_timestamp_hz(void);
  * before recording starts (events in flight may use either source). */
 void tw_klog_set_timer(tw_klog_timer_fn fn);
 
-/* Dynamic mode only (else set is ignored and get returns all ones). Any
- * context. */
+/* Dynamic mode only. Without it set is ignored and get returns the fixed
+ * set: all bits but those of predefined events disabled at build time.
+ * Any context. */
 void tw_klog_set_mask(uint32_t mask);
 uint32_t tw_klog_get_mask(void);
 /* 1 if events of this id are recorded now, else 0. Ids 1..3 also need

@@ -103,8 +103,9 @@ int tw_logger_put(struct tw_logger *l, uint16_t id, const uint32_t *data,
 
 /* Retrieve the oldest event (FIFO). Returns the number of data words
  * copied (>= 1); 0 when nothing is ready; TW_EMSGSIZE when cap < the
- * event's size: the event stays in the ring and rec->size (and rec->id,
- * rec->dropped) describe it; TW_EINVAL on NULL or cap == 0.
+ * event's size: the event stays in the ring, rec->id and rec->size
+ * describe it and rec->dropped is 0 (the drops come with the successful
+ * retrieval, so nothing is counted twice); TW_EINVAL on NULL or cap == 0.
  * Single consumer: one thread at a time, never an interrupt handler. */
 int tw_logger_get(struct tw_logger *l, struct tw_logger_rec *rec,
                   uint32_t *buf, uint32_t cap);

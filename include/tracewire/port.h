@@ -24,7 +24,7 @@ extern "C" {
 /* Free-running 32-bit timestamp counter (wraps). Any context, including
  * interrupt handlers; must be cheap (it is read on every timed event).
  * POSIX: low 32 bits of the TSC on x86-64, else CLOCK_MONOTONIC ns.
- * Cortex-M: DWT CYCCNT (the port enables it on first use). */
+ * Cortex-M: DWT CYCCNT (enabled by tw_port_cm_init()). */
 uint32_t tw_port_timestamp(void);
 
 /* Counting rate of tw_port_timestamp() in Hz (0 if unknown). Thread
@@ -54,6 +54,10 @@ void tw_port_wake(uint32_t *word);
  * Used by the core only where CAS is not lock-free. */
 uint32_t tw_port_irq_lock(void);
 void tw_port_irq_unlock(uint32_t key);
+
+/* Cortex-M port only: enable the DWT cycle counter (TRCENA, CYCCNTENA).
+ * Call once at boot, before the first timestamp. Thread context. */
+void tw_port_cm_init(void);
 
 #ifdef __cplusplus
 }
