@@ -1,0 +1,105 @@
+/*
+ * tracewire firmware for QEMU mps2-an385 (Cortex-M3): the workload model
+ * (sim/) streaming its trace over UART0 and taking commands on the same
+ * UART, exactly as examples/demo-target does over TCP on the host. Same
+ * sources, same virtual clock, so the same scenario and seed produce the
+ * same bytes.
+ *
+ * Options come from the semihosting command line (QEMU -append):
+ *   --scenario NAME   (demo)      --seed N (1)
+ *   --duration US     (the scenario's)   --events N (no limit)
+ *   --until-stop      run until the host sends STOP (bounded by
+ *                     --duration when given, else 10 s of virtual time)
+ * The run ends with a semihosting exit: 0 when the stream finished, 1 on a
+ * set-up error, 3 on a fault.
+ */
+#include "fw.h"
+#include "tw_sim.h"
+#include "tw_sim_link.h"
+
+static struct tw_sim sim;
+static struct tw_sim_link link_;
+
+static int uart_write(void *ctx, const void *buf, size_t len)
+{
+  (void)ctx;
+  tw_fw_uart_write(buf, len);
+  return 0;
+}
+
+static int uart_read(void *ctx, void *buf, size_t cap)
+{
+  (void)ctx;
+  return (int)tw_fw_uart_read(buf, cap);
+}
+
+static int str_eq(const char *a, const char *b)
+{
+  while (*a && *a == *b) {
+    a++;
+    b++;
+  }
+  return *a == *b;
+}
+
+static uint64_t to_u64(const char *s)
+{
+  uint64_t v = 0;
+  while (*s >= '0' && *s <= '9')
+    v = v * 10u + (uint64_t)(*s++ - '0');
+  return v;
+}
+
+struct opts {
+  const char *scenario;
+  uint32_t seed;
+  uint64_t duration, events;
+  int until_stop;
+};
+
+/* Split the command line in place on spaces; the first word is the image. */
+static void parse(char *line, struct opts *o)
+{
+  char *argv[16];
+  int argc = 0;
+  for (char *p = line; *p && argc < 16;) {
+    while (*p == ' ')
+      *p++ = 0;
+    if (*p)
+      argv[argc++] = p;
+    while (*p && *p != ' ')
+      p++;
+  }
+  for (int i = 0; i < argc; i++) {
+    const char *v = i + 1 < argc ? argv[i + 1] : "";
+    if (str_eq(argv[i], "--scenario")) o->scenario = v, i++;
+    else if (str_eq(argv[i], "--seed")) o->seed = (uint32_t)to_u64(v), i++;
+    else if (str_eq(argv[i], "--duration")) o->duration = to_u64(v), i++;
+    else if (str_eq(argv[i], "--events")) o->events = to_u64(v), i++;
+    else if (str_eq(argv[i], "--until-stop")) o->until_stop = 1;
+  }
+}
+
+int main(void)
+{
+  static char line[256];
+  struct opts o = { "demo", 1, 0, 0, 0 };
+  if (tw_fw_cmdline(line, sizeof line) == 0)
+    parse(line, &o);
+  int sc = tw_sim_scenario_parse(o.scenario);
+  if (sc < 0)
+    return 1;
+  tw_fw_uart_init();
+  tw_sim_init(&sim, o.seed);
+  if (tw_sim_scenario_setup(&sim, (enum tw_sim_scenario)sc) < 0 ||
+      tw_sim_set_collector(&sim, 10, tw_sim_link_drain, &link_) < 0)
+    return 1;
+  tw_sim_register_names(&sim);
+  if (tw_sim_link_init(&link_, uart_write, uart_read, 0, TW_SIM_HZ, TW_SIM_LINK_ALL_EVENTS) < 0)
+    return 1;
+  uint64_t until = o.duration ? o.duration : tw_sim_scenario_duration((enum tw_sim_scenario)sc);
+  if (o.until_stop && !o.duration)
+    until = 10u * TW_SIM_HZ;
+  tw_sim_run(&sim, until, o.events);
+  return tw_sim_link_finish(&link_) < 0 ? 1 : 0;
+}
