@@ -28,6 +28,7 @@
 /* ---- wire constants (the host codes against these) ----------------------- */
 
 #define TW_CMD_PROTOCOL_VERSION 1u
+#define TW_VERSION_WORD ((0u << 16) | (1u << 8) | 0u) /* tracewire 0.1.0 */
 
 /* Service ids (12 bits). 0x800..0xFFF are for applications. */
 enum tw_service_id {

@@ -63,7 +63,6 @@ struct tw_source {
                   uint32_t timeout);
   uint32_t (*now)(void *ctx);               /* the 32-bit clock events carry */
   void (*set_mask)(void *ctx, uint32_t mask); /* may be NULL */
-  uint32_t (*drops_pending)(void *ctx);     /* may be NULL */
   void *ctx;
   uint32_t capacity_words;
   uint32_t freq_hz;

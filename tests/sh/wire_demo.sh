@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# `make run` works: the demo script runs, exits 0, decodes every event it
+# sent, and the file it wrote is the packets it printed (sizes add up).
+set -euo pipefail
+b=$1 src=$2
+out=$(bash "$src/scripts/run-demo.sh" "$b")
+echo "$out"
+grep -q "all 18 events decoded intact" <<<"$out"
+[ "$(grep -c '^  core ' <<<"$out")" -eq 18 ]
+sum=$(grep -o ', [0-9]* bytes,' <<<"$out" | awk '{s += $2} END {print s}')
+[ "$sum" -eq "$(stat -c %s "$b/wire-demo.uia")" ]
+grep -q 'payload big-endian' <<<"$out"
