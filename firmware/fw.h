@@ -5,7 +5,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define FW_EXIT_SETUP 2 /* bad option or scenario set-up failed */
 #define FW_EXIT_FAULT 3
+#define FW_EXIT_STREAM 4 /* the stream could not be finished */
 
 /* CMSDK APB UART0 (polled). */
 void tw_fw_uart_init(void);
@@ -16,6 +18,8 @@ size_t tw_fw_uart_read(void *buf, size_t cap);
 /* Semihosting (QEMU -semihosting): end the run with a status (0 = success,
  * reported as ADP_Stopped_ApplicationExit) and fetch the command line. */
 __attribute__((noreturn)) void tw_fw_exit(int status);
+/* A message on the debugger's console (QEMU: its stderr). */
+void tw_fw_log(const char *msg);
 /* Copies the command line (NUL-terminated) into buf; 0 or -1. */
 int tw_fw_cmdline(char *buf, size_t cap);
 

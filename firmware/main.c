@@ -10,8 +10,8 @@
  *   --duration US     (the scenario's)   --events N (no limit)
  *   --until-stop      run until the host sends STOP (bounded by
  *                     --duration when given, else 10 s of virtual time)
- * The run ends with a semihosting exit: 0 when the stream finished, 1 on a
- * set-up error, 3 on a fault.
+ * The run ends with a semihosting exit whose status QEMU returns: 0 when
+ * the stream finished, FW_EXIT_* (fw.h) otherwise.
  */
 #include "fw.h"
 #include "tw_sim.h"
@@ -87,19 +87,29 @@ int main(void)
   if (tw_fw_cmdline(line, sizeof line) == 0)
     parse(line, &o);
   int sc = tw_sim_scenario_parse(o.scenario);
-  if (sc < 0)
-    return 1;
+  if (sc < 0) {
+    tw_fw_log("tracewire fw: unknown scenario\n");
+    return FW_EXIT_SETUP;
+  }
   tw_fw_uart_init();
   tw_sim_init(&sim, o.seed);
   if (tw_sim_scenario_setup(&sim, (enum tw_sim_scenario)sc) < 0 ||
-      tw_sim_set_collector(&sim, 10, tw_sim_link_drain, &link_) < 0)
-    return 1;
+      tw_sim_set_collector(&sim, 10, tw_sim_link_drain, &link_) < 0) {
+    tw_fw_log("tracewire fw: scenario set-up failed\n");
+    return FW_EXIT_SETUP;
+  }
   tw_sim_register_names(&sim);
-  if (tw_sim_link_init(&link_, uart_write, uart_read, 0, TW_SIM_HZ, TW_SIM_LINK_ALL_EVENTS) < 0)
-    return 1;
+  if (tw_sim_link_init(&link_, uart_write, uart_read, 0, TW_SIM_HZ, TW_SIM_LINK_ALL_EVENTS) < 0) {
+    tw_fw_log("tracewire fw: streamer set-up failed\n");
+    return FW_EXIT_SETUP;
+  }
   uint64_t until = o.duration ? o.duration : tw_sim_scenario_duration((enum tw_sim_scenario)sc);
   if (o.until_stop && !o.duration)
     until = 10u * TW_SIM_HZ;
   tw_sim_run(&sim, until, o.events);
-  return tw_sim_link_finish(&link_) < 0 ? 1 : 0;
+  if (tw_sim_link_finish(&link_) < 0) {
+    tw_fw_log("tracewire fw: finishing the stream failed\n");
+    return FW_EXIT_STREAM;
+  }
+  return 0;
 }

@@ -4,10 +4,10 @@
  */
 #include "fw.h"
 
+#define SYS_WRITE0 0x04u
 #define SYS_GET_CMDLINE 0x15u
-#define SYS_EXIT 0x18u
+#define SYS_EXIT_EXTENDED 0x20u
 #define ADP_STOPPED_APPLICATION_EXIT 0x20026u
-#define ADP_STOPPED_RUNTIME_ERROR 0x20023u
 
 static uint32_t semihost(uint32_t op, void *arg)
 {
@@ -19,13 +19,17 @@ static uint32_t semihost(uint32_t op, void *arg)
 
 void tw_fw_exit(int status)
 {
-  /* On 32-bit targets SYS_EXIT takes the reason itself; only
-   * ApplicationExit reads as success, so any other status is an error
-   * (QEMU exits 1). */
-  semihost(SYS_EXIT, (void *)(uintptr_t)(status == 0 ? ADP_STOPPED_APPLICATION_EXIT
-                                                      : ADP_STOPPED_RUNTIME_ERROR));
+  /* SYS_EXIT_EXTENDED carries the status itself (plain SYS_EXIT on 32-bit
+   * targets only tells success from failure): QEMU exits with it. */
+  uint32_t block[2] = { ADP_STOPPED_APPLICATION_EXIT, (uint32_t)status };
+  semihost(SYS_EXIT_EXTENDED, block);
   for (;;)
     ;
+}
+
+void tw_fw_log(const char *msg)
+{
+  semihost(SYS_WRITE0, (void *)(uintptr_t)msg);
 }
 
 int tw_fw_cmdline(char *buf, size_t cap)

@@ -120,6 +120,7 @@ static void collector_body(struct tw_sim *s, struct tw_sim_task *t)
     tw_sim_delay(s, 1);
     return;
   }
+  s->since_drain = 0;
   int n = s->drain(s->drain_ctx);
   t->pc = 1;
   if (n < 0) {
@@ -138,6 +139,7 @@ int tw_sim_set_collector(struct tw_sim *s, uint8_t prio, tw_sim_drain fn, void *
     return TW_EINVAL;
   s->drain = fn;
   s->drain_ctx = ctx;
+  s->watermark = TW_SIM_WATERMARK;
   int n = tw_sim_task_create(s, "collector", prio, collector_body);
   if (n > 0)
     s->collector = (uint16_t)n;

@@ -58,6 +58,9 @@ void tw__sim_emit(struct tw_sim *s, uint16_t id, unsigned n, uint32_t a, uint32_
 {
   s->nevents++;
   to_emitter(id, a, b, c, d);
+  if (s->collector && ++s->since_drain >= s->watermark &&
+      s->tasks[s->collector].state == TW_SIM_DELAYED)
+    tw__sim_ready(s, s->collector);
   if (s->observer) {
     struct tw_sim_event ev = { s->now, id, (uint16_t)n, { a, b, c, d } };
     s->observer(s->observer_ctx, &ev);

@@ -42,7 +42,13 @@ int tw_sim_link_init(struct tw_sim_link *l, tw_link_write_fn write, tw_link_read
     return r;
   r = tw_streamer_start(&l->streamer);
   l->started = r == 0;
-  return r;
+  if (r < 0)
+    return r;
+  /* Put the mask in force (and the names on the wire) before the model
+   * emits its first event, instead of at the collector's first run. */
+  for (int i = 0; i < 64 && l->streamer.nwork; i++)
+    (void)tw_streamer_poll(&l->streamer, 0);
+  return 0;
 }
 
 /* Length of the message packet whose header starts rx, 0 if the first word

@@ -15,7 +15,7 @@
  *               while medium runs.
  *   deadlock    left locks A then B, right locks B then A, each sleeping a
  *               tick in between: both block forever.
- *   storm       an "eth" interrupt arriving every 4..12 us for 3 ms, each
+ *   storm       an "eth" interrupt arriving every 3..8 us for 3 ms, each
  *               giving a semaphore: more events than the 128-word ring and
  *               a once-per-tick collector can carry, so events are dropped.
  */
@@ -283,7 +283,7 @@ static int setup_storm(struct tw_sim *s, uint64_t start)
   int rx = tw_sim_sem_create(s, "rx_frames", 0);
   TRY(rx);
   TRY(task(s, "rx", 8, rx_task, (uint32_t)rx, 0, 0, 0));
-  int q = tw_sim_irq_create(s, "eth", eth_isr, 4, 12, start, start + 3000, 2);
+  int q = tw_sim_irq_create(s, "eth", eth_isr, 3, 8, start, start + 3000, 2);
   TRY(q);
   s->irq[q].arg[0] = (uint32_t)rx;
   return 0;

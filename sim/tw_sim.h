@@ -179,6 +179,8 @@ struct tw_sim {
   tw_sim_drain drain;
   void *drain_ctx;
   uint16_t collector;        /* task number of the collector, 0 if none */
+  uint32_t since_drain;      /* events emitted since the collector last ran */
+  uint32_t watermark;        /* wake the collector early after this many */
   uint64_t drained;          /* events the collector moved */
 };
 
@@ -190,7 +192,11 @@ struct tw_sim {
  * time: the one most recently initialised). */
 void tw_sim_init(struct tw_sim *s, uint32_t seed);
 void tw_sim_set_observer(struct tw_sim *s, tw_sim_observer fn, void *ctx);
-/* Create the collector task (priority prio) that calls fn every OS tick. */
+/* Create the collector task (priority prio) that calls fn every OS tick,
+ * and earlier once TW_SIM_WATERMARK events were emitted since it last ran
+ * (the logger signalling its consumer; 16 events is about half the seed's
+ * 128-word ring). */
+#define TW_SIM_WATERMARK 16u
 int tw_sim_set_collector(struct tw_sim *s, uint8_t prio, tw_sim_drain fn, void *ctx);
 
 /* Objects get consecutive numbers from 0 per kind (the number on the wire).

@@ -12,6 +12,10 @@
  *
  *   tw-demo-target [--scenario NAME] [--seed N] [--duration US | --events N]
  *                  [--connect tcp://127.0.0.1:PORT | --out FILE] [--quiet]
+ *                  [--model-log FILE]
+ * --model-log writes every event the model emitted, one line each,
+ * "<ticks> <id> <v0> <v1> ...", before the logger's mask and ring: what
+ * tw-demo-dump prints for the decoded stream, for comparison.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -101,6 +105,7 @@ static void usage(void)
   fprintf(stderr,
           "usage: tw-demo-target [--scenario NAME] [--seed N] [--duration US | --events N]\n"
           "                      [--connect tcp://127.0.0.1:PORT | --out FILE] [--quiet]\n"
+          "                      [--model-log FILE]\n"
           "scenarios:");
   for (int i = 0; i < TW_SIM_SC_COUNT; i++)
     fprintf(stderr, " %s", tw_sim_scenario_name((enum tw_sim_scenario)i));
@@ -125,12 +130,21 @@ static void summary(const struct tw_sim *s, const struct tw_sim_link *l, const s
             s->now ? 100.0 * (double)(i ? s->tasks[i].cpu : s->idle) / (double)s->now : 0.0);
 }
 
+static void log_event(void *ctx, const struct tw_sim_event *ev)
+{
+  FILE *f = ctx;
+  fprintf(f, "%llu %u", (unsigned long long)ev->time, ev->id);
+  for (unsigned i = 0; i < ev->nfields; i++)
+    fprintf(f, " %u", ev->f[i]);
+  fputc('\n', f);
+}
+
 static struct tw_sim sim;
 static struct tw_sim_link link_;
 
 int main(int argc, char **argv)
 {
-  const char *scenario = "demo", *connect_to = NULL, *out = NULL;
+  const char *scenario = "demo", *connect_to = NULL, *out = NULL, *model_log = NULL;
   uint32_t seed = 1;
   uint64_t duration = 0, max_events = 0;
   int quiet = 0;
@@ -155,6 +169,7 @@ int main(int argc, char **argv)
     else if (!strcmp(a, "--events")) max_events = strtoull(v, NULL, 0);
     else if (!strcmp(a, "--connect")) connect_to = v;
     else if (!strcmp(a, "--out")) out = v;
+    else if (!strcmp(a, "--model-log")) model_log = v;
     else {
       usage();
       return 2;
@@ -182,7 +197,14 @@ int main(int argc, char **argv)
   if (io.fd < 0)
     return 1;
 
+  FILE *mlog = NULL;
+  if (model_log && !(mlog = fopen(model_log, "w"))) {
+    fprintf(stderr, "tw-demo-target: cannot create %s: %s\n", model_log, strerror(errno));
+    return 1;
+  }
   tw_sim_init(&sim, seed);
+  if (mlog)
+    tw_sim_set_observer(&sim, log_event, mlog);
   int r = tw_sim_scenario_setup(&sim, (enum tw_sim_scenario)sc);
   if (r >= 0)
     r = tw_sim_set_collector(&sim, 10, tw_sim_link_drain, &link_);
@@ -202,6 +224,8 @@ int main(int argc, char **argv)
   if (!quiet)
     summary(&sim, &link_, &io, scenario, seed);
   close(io.fd);
+  if (mlog)
+    fclose(mlog);
   if (r < 0) {
     fprintf(stderr, "tw-demo-target: finishing the stream: %s\n", tw_strerror(r));
     return 1;
