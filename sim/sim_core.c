@@ -22,7 +22,6 @@ uint32_t tw_sim_timer(void)
   return clock_owner ? (uint32_t)clock_owner->now : 0u;
 }
 
-void tw__sim_install_clock(void);
 
 void tw_sim_init(struct tw_sim *s, uint32_t seed)
 {

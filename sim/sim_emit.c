@@ -1,27 +1,14 @@
 /*
  * The model's only way out: each event goes through the real
- * instrumentation API (the generated tw_* emitters, which test the mask and
- * put into the kernel event logger; the interrupt goes through the kernel
- * logger's own hook, as a kernel would) and then to the optional observer.
+ * instrumentation API (the generated tw_* emitters of tracewire/trace.h,
+ * which test the trace mask the streamer controls and put into the kernel
+ * event logger; the seed-004 interrupt event too, through tw_interrupt(),
+ * so a host's mask change covers it) and then to the optional observer.
  */
 #include "sim_internal.h"
 #include "tracewire/klog.h"
-#include "tracewire/vocab.h"
-#if defined(__has_include)
-#  if __has_include("tracewire/trace.h")
-#    include "tracewire/trace.h"
-#    define SIM_HAVE_TRACE_H 1
-#  endif
-#endif
-#ifndef SIM_HAVE_TRACE_H
-/* Until trace.h lands: the emitters' three hooks bound to the kernel logger. */
-#  define TW_TRACE_ON(id) tw_klog_enabled(id)
-#  define TW_TRACE_NOW() tw_klog_timestamp()
-#  define TW_TRACE_PUT(id, w, n) ((void)tw_klog_put((uint16_t)(id), (w), (n)))
-#  include "tracewire/events_gen.h"
-#endif
+#include "tracewire/trace.h"
 
-void tw__sim_install_clock(void);
 void tw__sim_install_clock(void)
 {
   tw_klog_set_timer(tw_sim_timer);
@@ -30,7 +17,7 @@ void tw__sim_install_clock(void)
 static void to_emitter(uint16_t id, uint32_t a, uint32_t b, uint32_t c, uint32_t d)
 {
   switch (id) {
-  case TW_SIM_EV_INTERRUPT: tw_klog_interrupt(a); break;
+  case TW_SIM_EV_INTERRUPT: tw_interrupt(a); break;
   case TW_SIM_EV_TASK_SWITCH: tw_task_switch((uint16_t)a); break;
   case TW_SIM_EV_MUTEX: tw_mutex((uint16_t)a, (uint16_t)b, (uint8_t)c); break;
   case TW_SIM_EV_SEM: tw_sem((uint16_t)a, (uint8_t)b); break;
@@ -67,18 +54,12 @@ void tw__sim_emit(struct tw_sim *s, uint16_t id, unsigned n, uint32_t a, uint32_
   }
 }
 
-/* Names go to the streamer's name table; without trace.h there is none. */
-#ifdef SIM_HAVE_TRACE_H
+/* Names go to the streamer's table, sent in-band at START. A full table
+ * (TW_CFG_NAMES) loses the rest: the trace still decodes, with numbers. */
 static void reg(enum tw_obj_kind kind, unsigned n, const char *name, uint8_t prio)
 {
   (void)tw_name_register(kind, (uint16_t)n, name, prio);
 }
-#else
-static void reg(int kind, unsigned n, const char *name, uint8_t prio)
-{
-  (void)kind; (void)n; (void)name; (void)prio;
-}
-#endif
 
 void tw_sim_register_names(const struct tw_sim *s)
 {

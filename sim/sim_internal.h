@@ -18,6 +18,8 @@ void tw__sim_block(struct tw_sim *s, enum tw_sim_wait kind, unsigned obj);
 int tw__sim_waiter(const struct tw_sim *s, enum tw_sim_wait kind, unsigned obj);
 /* Make a blocked or delayed task ready (queued behind its equals). */
 void tw__sim_ready(struct tw_sim *s, unsigned task);
+/* Make the model's clock the kernel event logger's timer (sim_emit.c). */
+void tw__sim_install_clock(void);
 /* Charge one operation's cost (task context only). */
 void tw__sim_charge(struct tw_sim *s, uint32_t ticks);
 
