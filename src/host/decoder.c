@@ -519,9 +519,6 @@ static void account_time(struct tw_decoder *d, int si, uint64_t ticks)
   }
   s->last_ticks = ticks;
   s->st.last_ticks = ticks;
-  if (!s->freq_known && !d->no_freq_reported++)
-    diag(d, TW_DIAG_NO_FREQ, 0, si, 0, 0,
-         "event before any SYNC or target info: timestamp frequency unknown, ticks taken as ns");
 }
 
 /* Control events change decoder state; they are delivered like any other. */
@@ -573,6 +570,9 @@ static int emit(struct tw_decoder *d, int si, struct tw_event *ev)
   s->st.events++;
   if (ev->module == TW_MOD_CONTROL)
     control(d, si, ev);
+  if (!s->freq_known && !d->no_freq_reported++)
+    diag(d, TW_DIAG_NO_FREQ, 0, si, 0, 0,
+         "event before any SYNC or target info: timestamp frequency unknown, ticks taken as ns");
   return d->on_event ? d->on_event(d->ev_ctx, ev) : 0;
 }
 

@@ -51,8 +51,12 @@ static int listen_read(struct tw_source *s, void *buf, size_t cap, int timeout_m
 static int listen_write(struct tw_source *s, const void *buf, size_t n)
 {
   if (s->fd < 0) {
-    snprintf(s->err, sizeof s->err, "%s: no target connected yet", s->name);
-    return TW_ENOTCONN;
+    /* a command before any data: wait a little for the target to connect */
+    int rc = do_accept((struct listen_source *)s, 1000);
+    if (rc < 0) {
+      snprintf(s->err, sizeof s->err, "%s: no target connected yet", s->name);
+      return rc == TW_EAGAIN ? TW_ENOTCONN : rc;
+    }
   }
   return tw__fd_write_all(s, s->fd, buf, n);
 }

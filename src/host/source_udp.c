@@ -138,3 +138,19 @@ int tw_source_udp_open(const char *addr, const char *port, int *bound_port,
 }
 
 int tw_source_bound_port(const struct tw_source *s) { return s->bound_port; }
+
+int tw_source_udp_set_peer(struct tw_source *s, const char *host, const char *port, char *err,
+                           size_t errcap)
+{
+  struct udp_source *u = (struct udp_source *)s;
+  struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_DGRAM }, *res;
+  int g = getaddrinfo(host, port, &hints, &res);
+  if (g != 0) {
+    snprintf(err, errcap, "%s: target %s:%s: %s", s->name, host, port, gai_strerror(g));
+    return TW_ENOENT;
+  }
+  memcpy(&u->peer, res->ai_addr, res->ai_addrlen);
+  u->peer_len = res->ai_addrlen;
+  freeaddrinfo(res);
+  return 0;
+}

@@ -58,12 +58,19 @@ static int open_tcp_listen(const char *rest, struct tw_source **out, char *err, 
 
 static int open_udp(const char *rest, struct tw_source **out, char *err, size_t errcap)
 {
-  char host[256], port[32];
-  if (split_hostport(rest, "127.0.0.1", host, sizeof host, port, sizeof port) < 0) {
-    snprintf(err, errcap, "udp://%s: expected udp://[ADDR]:PORT", rest);
+  char host[256], port[32], hp[300], thost[256], tport[32];
+  const char *q = strchr(rest, '?');
+  snprintf(hp, sizeof hp, "%.*s", (int)(q ? (size_t)(q - rest) : strlen(rest)), rest);
+  if (split_hostport(hp, "127.0.0.1", host, sizeof host, port, sizeof port) < 0 ||
+      (q && (strncmp(q, "?target=", 8) != 0 ||
+             split_hostport(q + 8, NULL, thost, sizeof thost, tport, sizeof tport) < 0))) {
+    snprintf(err, errcap, "udp://%s: expected udp://[ADDR]:PORT[?target=HOST:PORT]", rest);
     return TW_EINVAL;
   }
-  return tw_source_udp_open(host, port, NULL, out, err, errcap);
+  int rc = tw_source_udp_open(host, port, NULL, out, err, errcap);
+  if (rc == 0 && q && (rc = tw_source_udp_set_peer(*out, thost, tport, err, errcap)) < 0)
+    tw_source_close(*out);
+  return rc;
 }
 
 static int open_serial(const char *rest, struct tw_source **out, char *err, size_t errcap)

@@ -7,8 +7,9 @@
  *   file.bin | file:///path          raw packets from a file (or a .twt trace)
  *   tcp://host:port                  connect to a target
  *   tcp-listen://[addr]:port         accept one target (default 127.0.0.1)
- *   udp://[addr]:port                receive datagrams (default 127.0.0.1);
- *                                    writes go to the last sender
+ *   udp://[addr]:port[?target=h:p]   receive datagrams (default 127.0.0.1);
+ *                                    writes go to the last sender (or to
+ *                                    the target given, until one sends)
  *   serial:///dev/ttyX?baud=N        termios raw, 8N1, N baud (default 115200)
  *
  * Reads deliver bytes, not packets: framing is the reader's job
@@ -67,6 +68,9 @@ int tw_source_tcp_listen(const char *addr, const char *port, int *bound_port,
                          struct tw_source **out, char *err, size_t errcap);
 int tw_source_udp_open(const char *addr, const char *port, int *bound_port,
                        struct tw_source **out, char *err, size_t errcap);
+/* Where writes go before any datagram arrived (udp://:port?target=H:P). */
+int tw_source_udp_set_peer(struct tw_source *s, const char *host, const char *port, char *err,
+                           size_t errcap);
 int tw_source_serial_open(const char *dev, unsigned baud, struct tw_source **out, char *err, size_t errcap);
 /* A .twt trace file (trace_file.h) as the byte stream of one source id
  * (-1: every source's chunks in file order). */
