@@ -15,6 +15,11 @@ void tw_fw_uart_write(const void *buf, size_t len);
 /* Bytes received so far, up to cap, without blocking. */
 size_t tw_fw_uart_read(void *buf, size_t cap);
 
+/* Milliseconds since tw_fw_clock_init() (SysTick interrupt). */
+void tw_fw_clock_init(void);
+uint32_t tw_fw_ms(void);
+void tw_fw_systick_isr(void);
+
 /* Semihosting (QEMU -semihosting): end the run with a status (0 = success,
  * reported as ADP_Stopped_ApplicationExit) and fetch the command line. */
 __attribute__((noreturn)) void tw_fw_exit(int status);

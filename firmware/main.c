@@ -9,7 +9,12 @@
  *   --scenario NAME   (demo)      --seed N (1)
  *   --duration US     (the scenario's)   --events N (no limit)
  *   --until-stop      run until the host sends STOP (bounded by
- *                     --duration when given, else 10 s of virtual time)
+ *                     --duration when given, else 10 s of virtual time),
+ *                     paced to real time (one model millisecond per
+ *                     SysTick millisecond) so the host has time to talk
+ * After the stream ends the firmware lingers (up to 2 s, until the link is
+ * quiet for 200 ms) answering late commands, so the host gets its replies
+ * and QEMU never closes a socket with unread bytes (which resets it).
  * The run ends with a semihosting exit whose status QEMU returns: 0 when
  * the stream finished, FW_EXIT_* (fw.h) otherwise.
  */
@@ -31,6 +36,23 @@ static int uart_read(void *ctx, void *buf, size_t cap)
 {
   (void)ctx;
   return (int)tw_fw_uart_read(buf, cap);
+}
+
+static int pace;
+
+/* The collector's work, paced to real time when asked. */
+static int drain(void *ctx)
+{
+  if (pace)
+    while ((uint64_t)tw_fw_ms() * 1000u < sim.now)
+      __asm__ volatile("wfi");
+  return tw_sim_link_drain(ctx);
+}
+
+static uint32_t now_ms(void *ctx)
+{
+  (void)ctx;
+  return tw_fw_ms();
 }
 
 static int str_eq(const char *a, const char *b)
@@ -92,9 +114,11 @@ int main(void)
     return FW_EXIT_SETUP;
   }
   tw_fw_uart_init();
+  tw_fw_clock_init();
+  pace = o.until_stop;
   tw_sim_init(&sim, o.seed);
   if (tw_sim_scenario_setup(&sim, (enum tw_sim_scenario)sc) < 0 ||
-      tw_sim_set_collector(&sim, 10, tw_sim_link_drain, &link_) < 0) {
+      tw_sim_set_collector(&sim, 10, drain, &link_) < 0) {
     tw_fw_log("tracewire fw: scenario set-up failed\n");
     return FW_EXIT_SETUP;
   }
@@ -111,5 +135,7 @@ int main(void)
     tw_fw_log("tracewire fw: finishing the stream failed\n");
     return FW_EXIT_STREAM;
   }
+  const struct tw_link_clock clk = { now_ms, 0, 0 };
+  tw_sim_link_linger(&link_, &clk, 200, 2000);
   return 0;
 }

@@ -26,10 +26,10 @@ void tw_fw_fault(void)
   tw_fw_exit(FW_EXIT_FAULT);
 }
 
-/* 16 system exceptions; the model has no real interrupts (it simulates
- * them), so no external vectors are needed. */
+/* 16 system exceptions; SysTick keeps real time (systick.c). The model's
+ * interrupts are simulated, so no external vectors are needed. */
 __attribute__((section(".vectors"), used)) static void (*const vectors[16])(void) = {
   (void (*)(void))(uintptr_t)&__stack_top, tw_fw_reset,
   tw_fw_fault, tw_fw_fault, tw_fw_fault, tw_fw_fault, tw_fw_fault,
-  0, 0, 0, 0, tw_fw_fault, tw_fw_fault, 0, tw_fw_fault, tw_fw_fault,
+  0, 0, 0, 0, tw_fw_fault, tw_fw_fault, 0, tw_fw_fault, tw_fw_systick_isr,
 };

@@ -63,19 +63,23 @@ static size_t msg_len(const uint8_t *b)
   return len;
 }
 
-static void take_commands(struct tw_sim_link *l)
+/* Read what arrived and hand every complete message to the command
+ * service. Returns bytes read. */
+static size_t take_commands(struct tw_sim_link *l)
 {
+  size_t got = 0;
   for (;;) {
-    if (l->rx_fill < sizeof l->rx) {
+    if (l->rx_fill < sizeof l->rx && l->read) {
       int n = l->read(l->io, l->rx + l->rx_fill, sizeof l->rx - l->rx_fill);
       if (n < 0) {
         l->read = 0; /* host closed its side; keep streaming */
-        return;
+        return got;
       }
       l->rx_fill += (size_t)n;
+      got += (size_t)n;
     }
     if (l->rx_fill < 4)
-      return;
+      return got;
     size_t len = msg_len(l->rx);
     if (len == 0) {
       for (size_t i = 1; i < l->rx_fill; i++)
@@ -85,7 +89,7 @@ static void take_commands(struct tw_sim_link *l)
       continue;
     }
     if (l->rx_fill < len)
-      return;
+      return got;
     (void)tw_cmd_receive(&l->cmd, l->rx, len);
     for (size_t i = len; i < l->rx_fill; i++)
       l->rx[i - len] = l->rx[i];
@@ -124,4 +128,29 @@ int tw_sim_link_finish(struct tw_sim_link *l)
       break;
   int r = tw_streamer_flush(&l->streamer);
   return l->write_failed ? TW_EIO : r;
+}
+
+unsigned long tw_sim_link_linger(struct tw_sim_link *l, const struct tw_link_clock *clk,
+                                 uint32_t quiet_ms, uint32_t max_ms)
+{
+  unsigned long total = 0;
+  uint32_t start = clk->now_ms(clk->ctx), last = start;
+  while (l->read && !l->write_failed) {
+    size_t got = take_commands(l);
+    (void)tw_cmd_poll(&l->cmd);
+    /* a START or GET_NAMES from the host still produces records */
+    for (int i = 0; i < 256 && (tw_streamer_poll(&l->streamer, 0) > 0 || l->streamer.nwork); i++)
+      ;
+    (void)tw_streamer_flush(&l->streamer);
+    uint32_t now = clk->now_ms(clk->ctx);
+    if (got) {
+      total += got;
+      last = now;
+    }
+    if (now - last >= quiet_ms || now - start >= max_ms)
+      break;
+    if (!got && clk->pause)
+      clk->pause(clk->ctx);
+  }
+  return total;
 }

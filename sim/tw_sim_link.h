@@ -61,4 +61,20 @@ int tw_sim_link_drain(void *link);
  * the host already did, drain the ring and flush the last packet. */
 int tw_sim_link_finish(struct tw_sim_link *l);
 
+/* Real time, for lingering (the model's clock is virtual). */
+struct tw_link_clock {
+  uint32_t (*now_ms)(void *ctx);  /* free-running milliseconds */
+  void (*pause)(void *ctx);       /* wait a little (may be NULL: spin) */
+  void *ctx;
+};
+
+/* After the run (and tw_sim_link_finish): keep answering the host's
+ * commands until nothing arrived for quiet_ms, max_ms passed, or the host
+ * closed its side, so every command sent before the end gets its reply
+ * and no unread byte is left on the link (a TCP peer closing with unread
+ * data resets the connection and loses the stream's tail). Returns
+ * command bytes taken. */
+unsigned long tw_sim_link_linger(struct tw_sim_link *l, const struct tw_link_clock *clk,
+                                 uint32_t quiet_ms, uint32_t max_ms);
+
 #endif

@@ -1,6 +1,6 @@
 /*
- * tw-demo-dump: decode a recorded byte stream (a file, or anything
- * tw_source_open() takes) with the host decoder and print one line per
+ * tw-demo-dump: decode a recorded byte stream (a raw file, a .twt trace
+ * of tracewire record, or anything tw_source_open() takes) with the host decoder and print one line per
  * kernel/RTOS event, "<ticks> <id> <v0> <v1> ...", the same format as
  * tw-demo-target --model-log, so the model's own account of what it did
  * and what came out of the wire can be compared with diff. Control
@@ -55,8 +55,10 @@ int main(int argc, char **argv)
   char err[256];
   struct tw_source *src;
   const char *uri = argv[1];
-  int r = strstr(uri, "://") ? tw_source_open(uri, &src, err, sizeof err)
-                             : tw_source_file_open(uri, &src, err, sizeof err);
+  size_t ul = strlen(uri);
+  int r = strstr(uri, "://")                          ? tw_source_open(uri, &src, err, sizeof err)
+          : ul > 4 && !strcmp(uri + ul - 4, ".twt") ? tw_source_twt_open(uri, -1, &src, err, sizeof err)
+                                                    : tw_source_file_open(uri, &src, err, sizeof err);
   if (r < 0) {
     fprintf(stderr, "tw-demo-dump: %s\n", err);
     return 1;

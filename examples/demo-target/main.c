@@ -12,10 +12,14 @@
  *
  *   tw-demo-target [--scenario NAME] [--seed N] [--duration US | --events N]
  *                  [--connect tcp://127.0.0.1:PORT | --out FILE] [--quiet]
- *                  [--model-log FILE]
+ *                  [--model-log FILE] [--realtime]
  * --model-log writes every event the model emitted, one line each,
  * "<ticks> <id> <v0> <v1> ...", before the logger's mask and ring: what
  * tw-demo-dump prints for the decoded stream, for comparison.
+ * --realtime paces the model to the wall clock (one model millisecond per
+ * real one), for a host that wants to watch or stop a long run; timestamps
+ * stay virtual. Over TCP the target lingers after the stream ends (until
+ * the host is quiet for 200 ms, at most 2 s) to answer late commands.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -105,7 +109,7 @@ static void usage(void)
   fprintf(stderr,
           "usage: tw-demo-target [--scenario NAME] [--seed N] [--duration US | --events N]\n"
           "                      [--connect tcp://127.0.0.1:PORT | --out FILE] [--quiet]\n"
-          "                      [--model-log FILE]\n"
+          "                      [--model-log FILE] [--realtime]\n"
           "scenarios:");
   for (int i = 0; i < TW_SIM_SC_COUNT; i++)
     fprintf(stderr, " %s", tw_sim_scenario_name((enum tw_sim_scenario)i));
@@ -141,6 +145,34 @@ static void log_event(void *ctx, const struct tw_sim_event *ev)
 
 static struct tw_sim sim;
 static struct tw_sim_link link_;
+static int realtime;
+
+static uint32_t wall_ms(void *ctx)
+{
+  (void)ctx;
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint32_t)((uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u);
+}
+
+static void pause_1ms(void *ctx)
+{
+  (void)ctx;
+  nanosleep(&(struct timespec){ 0, 1000 * 1000 }, NULL);
+}
+
+/* The collector's work, paced to the wall clock with --realtime. */
+static int drain(void *ctx)
+{
+  static uint32_t t0;
+  if (realtime) {
+    if (!t0)
+      t0 = wall_ms(NULL) | 1u;
+    while ((uint64_t)(uint32_t)(wall_ms(NULL) - t0) * 1000u < sim.now)
+      pause_1ms(NULL);
+  }
+  return tw_sim_link_drain(ctx);
+}
 
 int main(int argc, char **argv)
 {
@@ -152,6 +184,10 @@ int main(int argc, char **argv)
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(a, "--quiet")) {
       quiet = 1;
+      continue;
+    }
+    if (!strcmp(a, "--realtime")) {
+      realtime = 1;
       continue;
     }
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -207,7 +243,7 @@ int main(int argc, char **argv)
     tw_sim_set_observer(&sim, log_event, mlog);
   int r = tw_sim_scenario_setup(&sim, (enum tw_sim_scenario)sc);
   if (r >= 0)
-    r = tw_sim_set_collector(&sim, 10, tw_sim_link_drain, &link_);
+    r = tw_sim_set_collector(&sim, 10, drain, &link_);
   if (r >= 0) {
     tw_sim_register_names(&sim);
     r = tw_sim_link_init(&link_, io_write, io.is_socket ? io_read : NULL, &io, TW_SIM_HZ,
@@ -221,6 +257,10 @@ int main(int argc, char **argv)
     duration = tw_sim_scenario_duration((enum tw_sim_scenario)sc);
   tw_sim_run(&sim, duration, max_events);
   r = tw_sim_link_finish(&link_);
+  if (io.is_socket) {
+    const struct tw_link_clock clk = { wall_ms, pause_1ms, NULL };
+    tw_sim_link_linger(&link_, &clk, 200, 2000);
+  }
   if (!quiet)
     summary(&sim, &link_, &io, scenario, seed);
   close(io.fd);
