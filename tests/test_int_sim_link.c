@@ -97,7 +97,8 @@ static void add_cmd(struct io *io, uint64_t at, const uint8_t *pre, size_t npre,
 {
   struct cmd_at *c = &io->cmds[io->ncmds++];
   c->at = at;
-  memcpy(c->bytes, pre, npre);
+  if (npre)
+    memcpy(c->bytes, pre, npre);
   c->len = npre + make_cmd(c->bytes + npre, cmd_id, seq, body, nbody);
   c->off = 0;
 }

@@ -6,6 +6,7 @@
  * and what came out of the wire can be compared with diff. Control
  * records (start, stop, names, sync, drops) are summarised on stderr:
  *   # packets P events E ring_drops D pkts_lost L unexplained U names N
+ *     starts S stops T diags G stop_reason R (0 command, 1 application)
  * Exit status: 0, 1 on a source error, 2 on usage.
  */
 #include <stdio.h>
@@ -19,6 +20,7 @@ struct ctx {
   FILE *out;
   unsigned long long events, stops, starts;
   int bad;
+  long stop_reason;              /* of the last TRACE_STOP, -1 if none */
 };
 
 static int on_event(void *p, const struct tw_event *ev)
@@ -26,7 +28,10 @@ static int on_event(void *p, const struct tw_event *ev)
   struct ctx *c = p;
   if (ev->module == TW_MOD_CONTROL) {
     c->starts += ev->id == 0x100;
-    c->stops += ev->id == 0x101;
+    if (ev->id == 0x101) {
+      c->stops++;
+      c->stop_reason = (long)ev->values[0];
+    }
     return 0;
   }
   c->events++;
@@ -69,7 +74,7 @@ int main(int argc, char **argv)
     fprintf(stderr, "tw-demo-dump: out of memory\n");
     return 1;
   }
-  struct ctx c = { stdout, 0, 0, 0, 0 };
+  struct ctx c = { stdout, 0, 0, 0, 0, -1 };
   tw_decoder_on_event(dec, on_event, &c);
   tw_decoder_on_diag(dec, on_diag, &c);
   r = tw_decoder_run(dec, rd);
@@ -92,8 +97,9 @@ int main(int argc, char **argv)
     names++;
   fprintf(stderr,
           "# packets %llu events %llu ring_drops %llu pkts_lost %llu unexplained %llu "
-          "names %zu starts %llu stops %llu diags %d\n",
-          packets, c.events, drops, lost, unexplained, names, c.starts, c.stops, c.bad);
+          "names %zu starts %llu stops %llu diags %d stop_reason %ld\n",
+          packets, c.events, drops, lost, unexplained, names, c.starts, c.stops, c.bad,
+          c.stop_reason);
   tw_decoder_close(dec);
   tw_reader_close(rd);
   tw_source_close(src);
