@@ -10,3 +10,11 @@ grep -q "all 18 events decoded intact" <<<"$out"
 sum=$(grep -o ', [0-9]* bytes,' <<<"$out" | awk '{s += $2} END {print s}')
 [ "$sum" -eq "$(stat -c %s "$b/wire-demo.uia")" ]
 grep -q 'payload big-endian' <<<"$out"
+# Golden bytes (barectf style): the scenario's packets must not change by
+# accident. After an intended wire change, regenerate with
+#   build/examples/wire-demo/tw_wire_demo tests/golden/wire-demo.uia
+# and say why in the commit.
+cmp "$b/wire-demo.uia" "$src/tests/golden/wire-demo.uia" || {
+  echo "wire-demo.uia differs from tests/golden/wire-demo.uia (see the comment above)" >&2
+  exit 1
+}
