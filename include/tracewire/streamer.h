@@ -105,6 +105,7 @@ struct tw_streamer {
   uint32_t fill;              /* bytes in pkt (header included) */
   uint32_t max_bytes;
   int held;                   /* pkt is complete and was refused */
+  uint32_t backoff;           /* word to sleep on while the link is busy */
   uint16_t pkt_seq;           /* next packet sequence number */
   uint16_t ev_seq;            /* next event sequence number */
   uint16_t first_seq;         /* of the first record in pkt */
@@ -126,6 +127,7 @@ struct tw_streamer {
   uint64_t pts;               /* its extended timestamp */
   uint32_t pdrops;            /* drops to announce before it */
   uint32_t stop_reason;
+  uint32_t stop_budget;       /* events STOP may still drain */
   /* sized for the largest logger event so a get never leaves one stuck */
   uint32_t pdata[TW_EVENT_MAX_DATA];
   struct tw_streamer_stats st;
@@ -159,7 +161,8 @@ uint32_t tw_streamer_flush_delay(const struct tw_streamer *s);
  * work, take up to TW_CFG_STREAMER_BATCH events (waiting up to `timeout`
  * port ticks for the first when idle; 0 = no wait), write a SYNC when due,
  * flush a partial packet whose delay expired. Returns events taken, or
- * TW_EBUSY when the transport holds everything up. Collector thread;
+ * TW_EBUSY when the transport refused the held packet again (after
+ * sleeping `timeout` ticks, so a busy link is not polled in a spin). Collector thread;
  * call at least once per sync_ticks (docs/streamer.md). */
 int tw_streamer_poll(struct tw_streamer *s, uint32_t timeout);
 /* Send the partial packet now. 0, TW_EBUSY (refused; kept). Collector. */

@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "tracewire/events_gen.h"
+#include "tracewire/port.h"
 #include "tracewire/streamer.h"
 #include "tracewire/trace.h"
 
@@ -60,17 +61,6 @@ static uint64_t extend(const struct tw_streamer *s, uint32_t t)
   if (d < 0 && (uint64_t)-(int64_t)d > s->now)
     return 0; /* before the first observation: clamp rather than wrap */
   return s->now + (uint64_t)(int64_t)d;
-}
-
-static uint64_t event_ts(const struct tw_streamer *s, const struct tw_src_rec *rec,
-                         const uint32_t *data, int n)
-{
-  if (rec->id == TW_EV_SLEEP && n >= 2) {
-    uint64_t wake = extend(s, data[1]);
-    uint64_t back = (uint64_t)(uint32_t)(data[1] - data[0]) + ((uint64_t)rec->wraps << 32);
-    return back <= wake ? wake - back : 0;
-  }
-  return extend(s, data[0]);
 }
 
 /* ---- packets ----------------------------------------------------------------- */
@@ -204,17 +194,39 @@ static int write_snapshot(struct tw_streamer *s, uint16_t id, uint32_t packed, c
 
 /* ---- logger events ----------------------------------------------------------- */
 
+/* A SLEEP event re-anchors the clock: the sleep began within reach of the
+ * last observation, and the wake is that plus what the timestamps show plus
+ * the whole periods slept (wraps). Returns the sleep's 64-bit time. */
+static uint64_t sleep_anchor(struct tw_streamer *s, const struct tw_src_rec *rec, const uint32_t *d)
+{
+  uint64_t t_sleep = extend(s, d[0]);
+  uint64_t t_wake = t_sleep + (uint32_t)(d[1] - d[0]) + ((uint64_t)rec->wraps << 32);
+  if (t_wake > s->now) { /* never move the clock backwards */
+    s->now = t_wake;
+    s->now_lo = d[1];
+  }
+  observe(s, 0);
+  return t_sleep;
+}
+
 static void take(struct tw_streamer *s, const struct tw_src_rec *rec, int n)
 {
+  uint64_t ts;
+
   s->st.events++;
-  observe(s, rec->wraps);
+  if (rec->id == TW_EV_SLEEP && n >= 3) {
+    ts = sleep_anchor(s, rec, s->pdata);
+  } else {
+    observe(s, rec->wraps);
+    ts = n ? extend(s, s->pdata[0]) : s->now;
+  }
   if (!s->running) {
     s->st.discarded++;
     return;
   }
   s->prec = *rec;
   s->prec.size = (uint16_t)n;
-  s->pts = event_ts(s, rec, s->pdata, n);
+  s->pts = ts;
   s->pdrops += rec->dropped;
   s->st.drops += rec->dropped;
   s->pend = s->pdrops ? 1 : 2;
@@ -369,10 +381,12 @@ static int work_step(struct tw_streamer *s)
     return 0;
   case TW_SW_STOP:
     if (s->running) {
-      /* what was recorded before the stop goes out before TRACE_STOP */
-      while ((rc = drain_one(s, 0)) > 0)
-        ;
-      if (rc)
+      /* what was recorded before the stop goes out before TRACE_STOP;
+       * bounded by what the ring could hold, since kernel hooks of a
+       * non-dynamic logger keep recording whatever the mask says */
+      while (s->stop_budget && (rc = drain_one(s, 0)) > 0)
+        s->stop_budget--;
+      if (rc < 0)
         return rc;
       rc = write_control(s, TW_EV_TRACE_STOP, s->now, s->stop_reason);
       if (rc)
@@ -428,6 +442,7 @@ int tw_streamer_stop(struct tw_streamer *s, uint32_t reason)
   if (rc)
     return rc;
   s->stop_reason = reason;
+  s->stop_budget = s->cfg.source.capacity_words ? s->cfg.source.capacity_words : 0xFFFFFFFFu;
   /* emitters stop at once; the ring is drained before TRACE_STOP */
   apply_mask(s, 0);
   return 0;
@@ -487,8 +502,13 @@ int tw_streamer_poll(struct tw_streamer *s, uint32_t timeout)
 {
   int rc, taken = 0;
 
-  if (s->held && (rc = send_pkt(s)))
+  if (s->held && (rc = send_pkt(s))) {
+    /* the link is busy: back off instead of spinning on it; the ring
+     * keeps recording (and counting drops) meanwhile */
+    if (timeout)
+      tw_port_wait(&s->backoff, 0, timeout);
     return rc;
+  }
   observe(s, 0);
   while (s->nwork)
     if ((rc = work_step(s)))
