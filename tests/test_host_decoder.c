@@ -176,19 +176,19 @@ static int grab_time(void *ctx, const struct tw_event *ev)
 
 static struct tw_decoder *decode_times(const void *data, size_t len, struct times *tm, struct text *diags)
 {
-  struct tw_source *src;
+  struct tw_conn *src;
   struct tw_reader *r;
   struct tw_decoder *d;
   memset(tm, 0, sizeof *tm);
   memset(diags, 0, sizeof *diags);
-  assert_int_equal(tw_source_mem_open(data, len, &src), 0);
+  assert_int_equal(tw_conn_mem_open(data, len, &src), 0);
   assert_int_equal(tw_reader_open(&r, src, NULL), 0);
   assert_int_equal(tw_decoder_open(&d, NULL), 0);
   tw_decoder_on_event(d, grab_time, tm);
   tw_decoder_on_diag(d, text_diag, diags);
   assert_int_equal(tw_decoder_run(d, r), 0);
   tw_reader_close(r);
-  tw_source_close(src);
+  tw_conn_close(src);
   return d;
 }
 
@@ -380,12 +380,12 @@ static void streams_merged_into_time_order(void **state)
   struct stream_buf s;
   struct tw_synth_cfg cfg = { .names = 1, .pkt_bytes = 300, .instances = 3 };
   synth_stream(&s, 90, &cfg);
-  struct tw_source *src;
+  struct tw_conn *src;
   struct tw_reader *r;
   struct tw_decoder *d;
   struct tw_merge *m;
   struct order o = {0};
-  assert_int_equal(tw_source_mem_open(s.data, s.len, &src), 0);
+  assert_int_equal(tw_conn_mem_open(s.data, s.len, &src), 0);
   assert_int_equal(tw_reader_open(&r, src, NULL), 0);
   assert_int_equal(tw_decoder_open(&d, NULL), 0);
   assert_int_equal(tw_merge_open(&m, 256, check_order, &o), 0);
@@ -403,7 +403,7 @@ static void streams_merged_into_time_order(void **state)
   tw_merge_close(m);
   tw_decoder_close(d);
   tw_reader_close(r);
-  tw_source_close(src);
+  tw_conn_close(src);
   free(s.data);
 }
 
