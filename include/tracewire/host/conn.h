@@ -1,8 +1,10 @@
 /*
- * Byte sources and sinks the host reads traces from: one vtable, one file
- * per transport (src/host/conn_<name>.c), one URI parser that picks the
- * transport (src/host/conn_uri.c). Adding a transport adds one file and
- * one row in source_uri.c's table.
+ * Connections: the byte sources (and command sinks) the host reads traces
+ * from. One vtable, one file per transport (src/host/conn_<name>.c), one
+ * URI parser that picks the transport (src/host/conn_uri.c). Adding a
+ * transport adds one file and one row in conn_uri.c's table. (Named
+ * "connection" because struct tw_source is the target streamer's logger
+ * source, include/tracewire/streamer.h; both meet in one test program.)
  *
  *   file.bin | file:///path          raw packets from a file (or a .twt trace)
  *   tcp://host:port                  connect to a target
@@ -16,7 +18,7 @@
  * (reader.h), so every transport behaves like a byte stream, and a UDP
  * datagram is simply a run of bytes.
  *
- * Context: a source is used by one thread at a time.
+ * Context: a connection is used by one thread at a time.
  */
 #ifndef TRACEWIRE_HOST_CONN_H
 #define TRACEWIRE_HOST_CONN_H
