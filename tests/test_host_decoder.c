@@ -318,9 +318,11 @@ static void custom_events_from_declarations(void **state)
   assert_int_equal(c->id, 18);
   assert_string_equal(c->name, "Sensor");
   assert_int_equal(c->nfields, 3);
-  assert_int_equal(c->fields[1].word, 0);
-  assert_int_equal(c->fields[1].shift, 16); /* U16 after U8: aligned to 16 */
-  assert_int_equal(c->fields[2].word, 1);   /* U32 starts the next word */
+  assert_int_equal(c->fields[1].word, 1);   /* one word per field */
+  assert_int_equal(c->fields[1].shift, 0);
+  assert_int_equal(c->fields[1].bits, 16);
+  assert_int_equal(c->fields[2].word, 2);
+  assert_int_equal(c->payload_words, 3);
   assert_non_null(strstr(t.buf, "Sensor: { channel = "));
   assert_int_equal(count_diags(&t, TW_DIAG_UNKNOWN_ID), 0);
   tw_decoder_close(d);
