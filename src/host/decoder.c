@@ -8,7 +8,9 @@
  * are loaded in the packet's announced order whatever the host's.
  */
 /* Messages are cut to their buffers on purpose. */
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wformat-truncation"
+#endif
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
