@@ -12,7 +12,11 @@
  *     Message bodies are big-endian (network order), like the NACK error code.
  *
  * Freestanding: no libc beyond <stdint.h>/<stddef.h>/<string.h>.
- * All accessors are pure functions of their arguments: any context.
+ * Context: every function here is reentrant and touches only its
+ * arguments, so any context (ISR included) may call it, except
+ * tw_snapshot_encode (thread context: it emits many records and keeps a
+ * TW_CFG_SNAP_MAX_REC_BYTES scratch record on the stack). A reassembler is
+ * used by one thread at a time.
  */
 #ifndef TRACEWIRE_UIA_H
 #define TRACEWIRE_UIA_H
@@ -132,7 +136,9 @@ static inline void tw__setf(uint32_t *be, unsigned shift, unsigned bits, uint32_
 }
 
 /* Every field of every header type, as (word, shift, bits). One line each;
- * the get/set pairs below and the compat macros are expanded from it. */
+ * the tw_pkt_get_<field>/tw_pkt_set_<field> pairs below are expanded from
+ * it (tracewire/compat/uia.h wraps those). Setters mask the value to the
+ * field's width and leave every other bit alone. */
 #define TW_PKT_FIELDS(XX)                                          \
   XX(hdr_type,        word1, 28,  4) /* all types */                \
   XX(endian,          word1, 27,  1) /* all but InvalidData */      \
@@ -209,8 +215,15 @@ struct tw_pkt {
  *   TW_EALIGN    length not a multiple of 4
  *   TW_EHDRTYPE  a header type this implementation does not decode
  *   TW_EFOOTER   footer magic or length does not match
- *   TW_ERESERVED reserved bits set (MinEventPkt R, WithCRC word-5 R)
+ *   TW_ERESERVED reserved bits set (MinEventPkt R, WithCRC word 5 b31-16,
+ *                InvalidData b27)
  *   TW_ETOOBIG   length exceeds max_len or the type's maximum
+ * Checked in that order after ETRUNC for a missing word 1: EHDRTYPE,
+ * EALIGN, ESHORT, ETOOBIG, ETRUNC, ERESERVED, EFOOTER. Nothing outside
+ * buf[0..len) is read. On TW_ETRUNC with len >= 4 (and a decodable
+ * type), out->length is the length the header announces: the bytes a
+ * stream reader must have before parsing again. Otherwise out is
+ * unspecified on error.
  * InvalidData padding parses as a packet with no footer and no payload. */
 int tw_pkt_parse(const uint8_t *buf, size_t len, size_t max_len, struct tw_pkt *out);
 
