@@ -41,7 +41,8 @@ wait "${pids[-1]}" || fail "tcp: record exit $? ($(cat "$T/rec_tcp.err"))"
 check tcp "$T/tcp.twt" "$T/tgt_tcp.err"
 
 # UDP: the target binds, record sends it commands and receives datagrams
-"$TGT" --udp > "$T/tgt_udp.out" 2> "$T/tgt_udp.err" & pids+=($!)
+# (every packet padded to the maximum with InvalidData: not damage)
+"$TGT" --udp --pad > "$T/tgt_udp.out" 2> "$T/tgt_udp.err" & pids+=($!)
 wait_for "$T/tgt_udp.out" "^udp "
 tport=$(awk '/^udp/{print $2}' "$T/tgt_udp.out")
 timeout 30 "$TW" record --from "udp://:0?target=127.0.0.1:$tport" -o "$T/udp.twt" -q --idle 1 2> "$T/rec_udp.err" \
