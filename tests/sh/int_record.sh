@@ -59,6 +59,18 @@ timeout 30 "$TW" record --from "serial://$dev?baud=115200" -o "$T/pty.twt" -q 2>
 wait "${pids[-1]}" || true
 check pty "$T/pty.twt" "$T/tgt_pty.err"
 
+# filters: by event kind, by task (number or name), by time range
+f=$("$TW" print --filter event=MutexEvent,SEM "$T/tcp.twt")
+[ "$(printf '%s\n' "$f" | wc -l)" -eq "$(grep -c -e 'MutexEvent:' -e 'SemEvent:' "$GOLDEN")" ] \
+  && ! printf '%s\n' "$f" | grep -q -v -e 'MutexEvent:' -e 'SemEvent:' || fail "filter event="
+[ "$("$TW" print --filter task=sensor "$T/tcp.twt" | wc -l)" -eq "$(grep -c 'task = 2 "sensor"' "$GOLDEN")" ] \
+  || fail "filter task=sensor"
+[ "$("$TW" print --filter task=2 "$T/tcp.twt" | wc -l)" -eq "$(grep -c 'task = 2 "sensor"' "$GOLDEN")" ] \
+  || fail "filter task=2"
+n=$("$TW" print --filter time=0.001..0.002 "$T/tcp.twt" | awk -F'[][]' '$2 < 0.001 || $2 > 0.002 {bad++} END {print NR, bad+0}')
+[ "${n#* }" = 0 ] && [ "${n% *}" -gt 10 ] || fail "filter time= ($n)"
+echo "ok: filters"
+
 # Ctrl-C: a slow stream, interrupted; everything received is in a clean trace
 "$TW" record --from tcp-listen://:0 -o "$T/int.twt" -q --no-commands 2> "$T/rec_int.err" & rp=$!; pids+=($rp)
 wait_for "$T/rec_int.err" "listening on"
