@@ -67,7 +67,7 @@ static int task_ok(const struct print_ctx *p, const struct tw_event *ev)
       continue;
     if (numeric && ev->values[i] == n)
       return 1;
-    const char *name = tw_decoder_name(p->t.d, ev->endpoint, TW_OBJ_TASK, ev->values[i]);
+    const char *name = tw_decoder_name(cli_src_of(&p->t, ev)->d, ev->endpoint, TW_OBJ_TASK, ev->values[i]);
     if (!numeric && name && !strcmp(name, p->task))
       return 1;
   }
@@ -85,7 +85,9 @@ static int on_event(void *ctx, const struct tw_event *ev)
     return 0;
   if (sizeof p->out - p->used < LINE_MAX_BYTES && flush_out(p) < 0)
     return TW_EIO;
-  p->used += tw_event_format(p->out + p->used, LINE_MAX_BYTES, ev, p->t.d, p->prev_ns);
+  const struct cli_src *src = cli_src_of(&p->t, ev);
+  p->used += tw_event_format(p->out + p->used, LINE_MAX_BYTES, ev, src->d, p->prev_ns,
+                             p->t.nsrc > 1 ? src->id : -1);
   p->prev_ns = ev->time_ns;
   return 0;
 }
@@ -157,7 +159,8 @@ int tw_cli_print(int argc, char **argv)
     cli_err("out of memory");
     return TW_EXIT_ERROR;
   }
-  tw_decoder_on_event(p->t.d, tw_merge_push, m);
+  p->t.on_event = tw_merge_push;
+  p->t.ev_ctx = m;
   rc = cli_trace_run(&p->t);
   if (rc == 0)
     rc = tw_merge_flush(m);

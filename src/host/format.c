@@ -89,7 +89,7 @@ static void put_hex16(struct buf *b, unsigned v)
 }
 
 size_t tw_event_format(char *out, size_t cap, const struct tw_event *ev,
-                       const struct tw_decoder *d, uint64_t prev_ns)
+                       const struct tw_decoder *d, uint64_t prev_ns, int source)
 {
   struct buf b = { out, out + cap - 5, 0 };
   const struct tw_event_desc *desc = ev->desc;
@@ -104,6 +104,10 @@ size_t tw_event_format(char *out, size_t cap, const struct tw_event *ev,
     put_time(&b, prev_ns - ev->time_ns);
   }
   put(&b, ") ", 2);
+  if (source >= 0) {
+    put_u64(&b, (unsigned)source, 1);
+    put(&b, ":", 1);
+  }
   put_hex16(&b, ev->endpoint);
   put(&b, "/", 1);
   put_u64(&b, ev->instance, 1);

@@ -59,6 +59,25 @@ timeout 30 "$TW" record --from "serial://$dev?baud=115200" -o "$T/pty.twt" -q 2>
 wait "${pids[-1]}" || true
 check pty "$T/pty.twt" "$T/tgt_pty.err"
 
+# two targets at once (same endpoint address): one trace, two sources,
+# decoded separately and merged into one time order
+"$TW" record --from tcp-listen://:0 --from tcp-listen://:0 -o "$T/two.twt" -q 2> "$T/rec_two.err" & rp=$!; pids+=($rp)
+for _ in $(seq 100); do [ "$(grep -c 'listening on' "$T/rec_two.err")" -eq 2 ] && break; sleep 0.1; done
+set -- $(sed -n 's/.*(port \([0-9]*\)).*/\1/p' "$T/rec_two.err")
+timeout 30 "$TGT" --tcp "127.0.0.1:$1" 2> "$T/tgt_a.err" & ta=$!; pids+=($ta)
+timeout 30 "$TGT" --tcp "127.0.0.1:$2" 2> "$T/tgt_b.err"
+wait $ta; wait $rp || fail "two sources: record exit $?"
+"$TW" print "$T/two.twt" > "$T/two.txt"
+awk -F'[][]' '{ if ($2 < prev) bad++; prev = $2 } END { exit bad > 0 }' "$T/two.txt" || fail "two sources: not in time order"
+for src in 0 1; do
+  grep " $src:0007/0 " "$T/two.txt" | sed "s/ ([^)]*) $src:/ /" > "$T/two_$src.txt"
+  sed 's/ ([^)]*) / /' "$GOLDEN" | cmp - "$T/two_$src.txt" || fail "two sources: source $src's events differ from the golden file"
+done
+d=$(( $(sed -n 's/^target: dropped //p' "$T/tgt_a.err") + $(sed -n 's/^target: dropped //p' "$T/tgt_b.err") ))
+"$TW" stats "$T/two.twt" | grep -q "^drops total: ring overflow $d; transport 0 packets" || fail "two sources: drops"
+[ "$("$TW" info "$T/two.twt" | grep -c '^source [01]: tcp-listen://:0')" -eq 2 ] || fail "two sources: info"
+echo "ok: two targets in one trace, merged ($(wc -l < "$T/two.txt") events, $d dropped)"
+
 # filters: by event kind, by task (number or name), by time range
 f=$("$TW" print --filter event=MutexEvent,SEM "$T/tcp.twt")
 [ "$(printf '%s\n' "$f" | wc -l)" -eq "$(grep -c -e 'MutexEvent:' -e 'SemEvent:' "$GOLDEN")" ] \
