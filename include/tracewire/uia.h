@@ -12,7 +12,11 @@
  *     Message bodies are big-endian (network order), like the NACK error code.
  *
  * Freestanding: no libc beyond <stdint.h>/<stddef.h>/<string.h>.
- * All accessors are pure functions of their arguments: any context.
+ * Context: every function here is reentrant and touches only its
+ * arguments, so any context (ISR included) may call it, except
+ * tw_snapshot_encode (thread context: it emits many records and keeps a
+ * TW_CFG_SNAP_MAX_REC_BYTES scratch record on the stack). A reassembler is
+ * used by one thread at a time.
  */
 #ifndef TRACEWIRE_UIA_H
 #define TRACEWIRE_UIA_H
@@ -132,7 +136,9 @@ static inline void tw__setf(uint32_t *be, unsigned shift, unsigned bits, uint32_
 }
 
 /* Every field of every header type, as (word, shift, bits). One line each;
- * the get/set pairs below and the compat macros are expanded from it. */
+ * the tw_pkt_get_<field>/tw_pkt_set_<field> pairs below are expanded from
+ * it (tracewire/compat/uia.h wraps those). Setters mask the value to the
+ * field's width and leave every other bit alone. */
 #define TW_PKT_FIELDS(XX)                                          \
   XX(hdr_type,        word1, 28,  4) /* all types */                \
   XX(endian,          word1, 27,  1) /* all but InvalidData */      \
@@ -209,8 +215,15 @@ struct tw_pkt {
  *   TW_EALIGN    length not a multiple of 4
  *   TW_EHDRTYPE  a header type this implementation does not decode
  *   TW_EFOOTER   footer magic or length does not match
- *   TW_ERESERVED reserved bits set (MinEventPkt R, WithCRC word-5 R)
+ *   TW_ERESERVED reserved bits set (MinEventPkt R, WithCRC word 5 b31-16,
+ *                InvalidData b27)
  *   TW_ETOOBIG   length exceeds max_len or the type's maximum
+ * Checked in that order after ETRUNC for a missing word 1: EHDRTYPE,
+ * EALIGN, ESHORT, ETOOBIG, ETRUNC, ERESERVED, EFOOTER. Nothing outside
+ * buf[0..len) is read. On TW_ETRUNC with len >= 4 (and a decodable
+ * type), out->length is the length the header announces: the bytes a
+ * stream reader must have before parsing again. Otherwise out is
+ * unspecified on error.
  * InvalidData padding parses as a packet with no footer and no payload. */
 int tw_pkt_parse(const uint8_t *buf, size_t len, size_t max_len, struct tw_pkt *out);
 
@@ -284,27 +297,47 @@ int tw_record_encode(uint32_t *dst, size_t cap_words, uint32_t seq, int with_ts,
  * record with its native-order words; a nonzero return stops and is
  * returned. seq is the first record's sequence number, incremented per
  * record; *seq_out receives the next free one. Returns 0 or an error. */
+/* Records are built in a stack buffer of TW_CFG_SNAP_MAX_REC_BYTES; a larger
+ * (or 0) max_rec_bytes is clamped to it. Empty data (len 0) still yields one
+ * record. Errors: TW_ETOOBIG (len > 0xFFFF, the 16-bit total), TW_EINVAL
+ * (max_rec_bytes leaves no room for data). Thread context (not ISR: it may
+ * emit many records). */
+#ifndef TW_CFG_SNAP_MAX_REC_BYTES
+#define TW_CFG_SNAP_MAX_REC_BYTES 256
+#endif
+_Static_assert(TW_CFG_SNAP_MAX_REC_BYTES % 4 == 0 && TW_CFG_SNAP_MAX_REC_BYTES <= 2044 &&
+               TW_CFG_SNAP_MAX_REC_BYTES > 40, "snapshot record scratch size");
 typedef int (*tw_record_sink)(void *ctx, const uint32_t *words, size_t nwords);
 int tw_snapshot_encode(tw_record_sink emit, void *ctx, uint32_t seq, uint32_t *seq_out,
                        int with_ts, uint64_t ts, uint16_t event_id, uint16_t module_id,
                        uint32_t file, uint32_t line, uint32_t snap_id, uint32_t address,
                        uint32_t format, const void *data, size_t len, size_t max_rec_bytes);
 
-/* Reassembles one snapshot id at a time into a caller's buffer. */
+/* Reassembles one snapshot id at a time into a caller's buffer.
+ * Host or target, one thread per reassembler; no allocation. */
 struct tw_snap_reasm {
   uint8_t *buf;
   size_t cap;
-  int active;
+  int active;             /* a snapshot is being collected */
+  int complete;           /* buf[0..total) holds a whole snapshot */
+  int skip;               /* a record of snap_id was lost: drop the rest of it */
   uint32_t snap_id, base_addr, next_addr;
   uint16_t total, got;
   uint16_t event_id, module_id;
 };
 void tw_snap_reasm_init(struct tw_snap_reasm *r, uint8_t *buf, size_t cap);
 /* Feed a snapshot record. Returns 1 when the snapshot is complete (data in
- * r->buf[0..r->total)), 0 when more records are expected, or TW_ESNAPGAP
- * (a record is missing: its address does not continue the previous one; the
- * partial snapshot is dropped and, if rec starts a new one, it is kept),
- * TW_ESNAPLEN (inconsistent lengths), TW_ETOOBIG (total exceeds cap). */
+ * r->buf[0..r->total), snapshot id in r->snap_id), 0 when more records are
+ * expected (or the record belongs to a snapshot already reported broken),
+ * or:
+ *   TW_ESNAPGAP  a record is missing. Same snapshot id, address not the
+ *                previous record's end: the partial snapshot is dropped and
+ *                the rest of that id is ignored. Different id while one is
+ *                incomplete: the old one is dropped and rec starts the new
+ *                one (r->complete is set if rec alone completes it).
+ *   TW_ESNAPLEN  total length changed within one id, or data beyond total
+ *   TW_ETOOBIG   total exceeds cap (the snapshot is skipped)
+ *   TW_EINVAL    rec is not a snapshot record */
 int tw_snap_reasm_feed(struct tw_snap_reasm *r, const struct tw_record *rec);
 
 #endif
