@@ -107,7 +107,8 @@ static struct ctf_stream *stream_of(struct tw_export *x, struct ctf *c, const st
   return c->last = stream_new(x, c, ev);
 }
 
-static int flush_packet(struct tw_export *x, struct ctf *c, struct ctf_stream *s)
+static int write_packet(struct tw_export *x, struct ctf *c, struct ctf_stream *s,
+                        unsigned long long discarded)
 {
   uint8_t *p = s->buf;
   uint64_t bits = (uint64_t)s->len * 8;
@@ -121,7 +122,7 @@ static int flush_packet(struct tw_export *x, struct ctf *c, struct ctf_stream *s
   p = put64(p, bits);
   p = put64(p, bits);
   p = put64(p, s->packets);
-  p = put64(p, tw__export_lost(x, s->endpoint, s->instance));
+  p = put64(p, discarded);
   p = put16(p, s->endpoint);
   put16(p, s->instance);
   if (fwrite(s->buf, 1, s->len, s->file.f) != s->len)
@@ -131,6 +132,26 @@ static int flush_packet(struct tw_export *x, struct ctf *c, struct ctf_stream *s
   s->nev = 0;
   s->len = CTF_PKT_HDR;
   return 0;
+}
+
+/* A stream starts with an empty packet saying "nothing discarded yet":
+ * CTF readers count discarded events as the difference between
+ * consecutive packets, so without it the first packet's drops would be
+ * reported without a number. */
+static int flush_packet(struct tw_export *x, struct ctf *c, struct ctf_stream *s)
+{
+  if (!s->packets) {
+    size_t len = s->len;
+    uint64_t last = s->ts_last;
+    s->len = CTF_PKT_HDR;
+    s->ts_last = s->ts_begin;
+    if (write_packet(x, c, s, 0) < 0)
+      return x->err;
+    /* the events stay in the buffer after the header space */
+    s->len = len;
+    s->ts_last = last;
+  }
+  return write_packet(x, c, s, tw__export_lost(x, s->endpoint, s->instance));
 }
 
 uint16_t tw__ctf_class_id(struct tw_export *x, struct ctf *c, const struct tw_event_desc *d)
@@ -147,6 +168,10 @@ uint16_t tw__ctf_class_id(struct tw_export *x, struct ctf *c, const struct tw_ev
   if (c->ncustom == CTF_CUSTOM_MAX) {
     tw__export_fail(x, TW_ENOSPC, "%s: more than %u custom event kinds", x->out,
                     CTF_CUSTOM_MAX);
+    return 0;
+  }
+  if (!(c->custom_tsdl[c->ncustom] = tw__ctf_event_tsdl(d, CTF_CUSTOM_BASE + (unsigned)c->ncustom))) {
+    tw__export_fail(x, TW_ENOMEM, "out of memory");
     return 0;
   }
   c->custom[c->ncustom] = d;
@@ -260,6 +285,8 @@ static void ctf_free(struct tw_export *x)
       tw__wfile_close(x, &c->streams[i].file);
     free(c->streams[i].buf);
   }
+  for (size_t i = 0; i < c->ncustom; i++)
+    free(c->custom_tsdl[i]);
   free(c);
   x->state = NULL;
 }

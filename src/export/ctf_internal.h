@@ -26,7 +26,11 @@ struct ctf {
   struct ctf_stream streams[CTF_STREAMS_MAX];
   size_t nstreams;
   struct ctf_stream *last;
+  /* custom kinds: the decoder's descriptor is the key while events flow;
+   * its TSDL is written at first sight, since the descriptor may be gone
+   * by the time the metadata is */
   const struct tw_event_desc *custom[CTF_CUSTOM_MAX];
+  char *custom_tsdl[CTF_CUSTOM_MAX];
   size_t ncustom;
   const struct tw_event_desc *last_custom;
   uint16_t last_custom_id;
@@ -38,5 +42,7 @@ struct ctf {
 
 uint16_t tw__ctf_class_id(struct tw_export *x, struct ctf *c, const struct tw_event_desc *d);
 int tw__ctf_write_metadata(struct tw_export *x, struct ctf *c);
+/* The TSDL event block of a kind (malloc'd), NULL when out of memory. */
+char *tw__ctf_event_tsdl(const struct tw_event_desc *d, unsigned id);
 
 #endif

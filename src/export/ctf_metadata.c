@@ -5,6 +5,7 @@
  * leading underscore, which CTF readers strip: it keeps names such as
  * `event` or `type` from colliding with TSDL keywords.
  */
+#include <stdlib.h>
 #include <string.h>
 #include "ctf_internal.h"
 
@@ -59,6 +60,14 @@ static void put_field(FILE *f, const struct tw_event_desc *d, unsigned i)
       fprintf(f, " = %u", d->enums[k].value);
     }
     fputs(" } ", f);
+  } else if (fd->obj == TW_OBJ_OBJKIND) { /* NAME.kind: the object kinds by name */
+    fprintf(f, "enum : %s {", int_type(fd->type));
+    for (unsigned k = 0; k < TW_OBJ_COUNT; k++) {
+      fputs(k ? ", " : " ", f);
+      put_str(f, tw_obj_kind_name((enum tw_obj_kind)k));
+      fprintf(f, " = %u", k);
+    }
+    fputs(" } ", f);
   } else {
     fprintf(f, "%s ", int_type(fd->type));
   }
@@ -80,6 +89,21 @@ static void put_event(FILE *f, const struct tw_event_desc *d, unsigned id)
   for (unsigned i = 0; i < d->nfields; i++)
     put_field(f, d, i);
   fputs("\t};\n};\n\n", f);
+}
+
+char *tw__ctf_event_tsdl(const struct tw_event_desc *d, unsigned id)
+{
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  if (!f)
+    return NULL;
+  put_event(f, d, id);
+  if (fclose(f) != 0) {
+    free(buf);
+    return NULL;
+  }
+  return buf;
 }
 
 static void put_header(FILE *f, const struct tw_export *x, const struct ctf *c)
@@ -131,6 +155,6 @@ int tw__ctf_write_metadata(struct tw_export *x, struct ctf *c)
   for (size_t i = 0; i < tw_event_ndescs; i++)
     put_event(w.f, &tw_event_descs[i], tw_event_descs[i].id);
   for (size_t i = 0; i < c->ncustom; i++)
-    put_event(w.f, c->custom[i], (unsigned)(CTF_CUSTOM_BASE + i));
+    fputs(c->custom_tsdl[i], w.f);
   return tw__wfile_close(x, &w);
 }
