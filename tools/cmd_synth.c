@@ -24,6 +24,7 @@ void tw_cli_synth_help(FILE *f)
         "  --start-ticks N       first timestamp (default 1000; 0xFFFFF000 to wrap 32 bits)\n"
         "  --ts32                timed events carry only a 32-bit timestamp word\n"
         "  --control             TRACE_START, and TRACE_STOP/TRACE_START every 400 events\n"
+        "  --switches            TASK_SWITCH to tasks, interrupts entered and left in pairs\n"
         "  --no-names            no NAME / CUSTOM_DECL records\n"
         "  --seed N              script seed\n"
         "  --gap-us N            pause between packets (microseconds)\n", f);
@@ -66,7 +67,7 @@ int tw_cli_synth(int argc, char **argv)
     {"no-names", no_argument, 0, 'N'}, {"seed", required_argument, 0, 's'},
     {"gap-us", required_argument, 0, 'g'}, {"endpoints", required_argument, 0, 'E'},
     {"start-ticks", required_argument, 0, 'T'}, {"ts32", no_argument, 0, '3'},
-    {"control", no_argument, 0, 'C'}, {0, 0, 0, 0},
+    {"control", no_argument, 0, 'C'}, {"switches", no_argument, 0, 'S'}, {0, 0, 0, 0},
   };
   struct tw_synth_cfg cfg = { .names = 1 };
   const char *out = NULL, *to = NULL;
@@ -89,6 +90,7 @@ int tw_cli_synth(int argc, char **argv)
     case 'T': cfg.start_ticks = strtoull(optarg, NULL, 0); break;
     case '3': cfg.ts32 = 1; break;
     case 'C': cfg.control = 1; break;
+    case 'S': cfg.switches = 1; break;
     default: tw_cli_synth_help(stderr); return TW_EXIT_USAGE;
     }
   }

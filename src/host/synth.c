@@ -181,8 +181,17 @@ static int scripted(struct tw_synth *g, struct out *o, unsigned inst)
     v[i] = d->fields[i].obj == TW_OBJ_TASK ? 1 + r % 3 : d->fields[i].obj != TW_OBJ_NONE ? 1 + r % 2
          : r;
   }
-  if (d->marker_field >= 0 && d->nenums)
+  if (d->marker_field >= 0 && d->nenums && g->cfg.switches &&
+      d->fields[d->marker_field].obj == TW_OBJ_TASK) {
+    /* a task switch, or an interrupt entered (1 in 4) and then left */
+    if (g->in_irq[inst])
+      v[d->marker_field] = 0xFFFF;
+    else if (rnd(g) % 4 == 0)
+      v[d->marker_field] = 0xFFFE;
+    g->in_irq[inst] = v[d->marker_field] == 0xFFFE;
+  } else if (d->marker_field >= 0 && d->nenums) {
     v[d->marker_field] = d->enums[rnd(g) % d->nenums].value;
+  }
   size_t n = pack(d, v, w);
   if (!event(g, o, inst, d->id, d->module, w, n))
     return 0;

@@ -24,7 +24,7 @@ fi
 command -v python3 >/dev/null || fail "python3 not installed (Debian package python3)"
 
 "$tw" synth -o "$tmp/full.bin" --packets 160 --instances 2 --endpoints 2 --drop-every 25 \
-  --start-ticks 0xFFFFE000 --ts32 --control 2>/dev/null
+  --start-ticks 0xFFFFE000 --ts32 --control --switches 2>/dev/null
 # Lose one whole packet in transport: packet 50 (the EventPkt header's
 # first word is big-endian with the packet length in b26-0, see
 # docs/wire-format.md).

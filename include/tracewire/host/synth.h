@@ -30,6 +30,9 @@ struct tw_synth_cfg {
                            * timestamp word (the host extends it) */
   int control;            /* TRACE_START after the SYNC, and every 400
                            * events a TRACE_STOP / TRACE_START pair */
+  int switches;           /* TASK_SWITCH mostly to tasks, interrupts
+                           * entered and left in pairs (else only
+                           * EnterInt/LeaveInt, at random) */
 };
 
 struct tw_synth {
@@ -43,6 +46,7 @@ struct tw_synth {
   unsigned long long packets;
   unsigned step;
   unsigned restart_step;         /* step of the last TRACE_STOP/START pair */
+  uint8_t in_irq[8];             /* cfg.switches: per stream, inside EnterInt */
   int preamble_done[8];
 };
 
