@@ -11,16 +11,10 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "tracewire/error.h"
+#include "tracewire/events_gen.h"
 #include "tracewire/export.h"
 #include "tracewire/vocab.h"
 
-#define TW_EV_SYNC 0x102
-#define TW_EV_DROPS 0x103
-#define TW_EV_NAME 0x104
-#define TW_EV_CUSTOM_DECL 0x105
-#define TW_EV_TASK_SWITCH 4
-#define TW_TASK_ENTER_INT 0xFFFEu
-#define TW_TASK_LEAVE_INT 0xFFFFu
 
 struct tw_export;
 

@@ -264,9 +264,9 @@ static void task_switch(struct timeline *tl, struct tl_core *c, struct tl_ep *e,
   char name[64], cname[32];
   struct tl_track t, ct = core_track(c, TL_CORE, cname, sizeof cname);
   uint32_t task = ev->values[0];
-  if (task == TW_TASK_ENTER_INT || task == TW_TASK_LEAVE_INT) {
+  if (task == TW_TASK_SWITCH_EnterInt || task == TW_TASK_SWITCH_LeaveInt) {
     struct tl_track it = core_track(c, TL_IRQ, cname, sizeof cname);
-    if (task == TW_TASK_ENTER_INT) {
+    if (task == TW_TASK_SWITCH_EnterInt) {
       c->irq_depth++;
       tl->ops->slice_begin(tl->b, ev->time_ns, &it, "interrupt");
     } else if (c->irq_depth > 0) {
@@ -410,7 +410,7 @@ void tl_event(struct timeline *tl, const struct tw_event *ev)
   if (ev->desc->module == TW_MOD_RTOS && tf >= 0 && (unsigned)tf < ev->nvalues)
     task_declare(tl, e, ev->values[tf], &where, tname, sizeof tname);
   else
-    where = core_track(c, ev->id == 2 ? TL_IRQ : TL_CORE, cname, sizeof cname);
+    where = core_track(c, ev->id == TW_EV_INTERRUPT ? TL_IRQ : TL_CORE, cname, sizeof cname);
   sync_op(tl, c, e, ev, &where);
 }
 
