@@ -51,6 +51,9 @@ struct intern {
 
 struct pf {
   struct tw__wfile w;
+  uint8_t out[1 << 16]; /* packets are small: batch them into big writes */
+  size_t nout;
+  struct { const char *ptr, *str; uint64_t iid; } hot[2][512]; /* by the caller's pointer */
   struct timeline *tl;
   int first;
   struct intern *names[2]; /* event names, debug-annotation names */
@@ -109,7 +112,29 @@ static size_t hash_str(const char *s)
 
 /* iid of s in table k; 0 when the table is full (write s inline). Adds
  * the InternedData entry to `in` the first time. */
+static uint64_t intern_slow(struct tw_export *x, struct pf *pf, int k, const char *s,
+                           struct pb *in, const char **str);
+
+/* Names mostly come from the vocabulary or timeline's caches: a pointer
+ * seen before (and still holding the same string) skips the hash. */
 static uint64_t intern(struct tw_export *x, struct pf *pf, int k, const char *s, struct pb *in)
+{
+  size_t h = ((uintptr_t)s >> 3) & 511;
+  uint64_t iid;
+  const char *str = NULL;
+  if (pf->hot[k][h].ptr == s && !strcmp(pf->hot[k][h].str, s))
+    return pf->hot[k][h].iid;
+  iid = intern_slow(x, pf, k, s, in, &str);
+  if (iid) {
+    pf->hot[k][h].ptr = s;
+    pf->hot[k][h].str = str;
+    pf->hot[k][h].iid = iid;
+  }
+  return iid;
+}
+
+static uint64_t intern_slow(struct tw_export *x, struct pf *pf, int k, const char *s,
+                           struct pb *in, const char **str)
 {
   size_t i;
   if (pf->nnames[k] * 2 >= pf->ncap[k]) {
@@ -132,8 +157,10 @@ lookup_only:
   if (!pf->ncap[k])
     return 0;
   for (i = hash_str(s) & (pf->ncap[k] - 1); pf->names[k][i].s; i = (i + 1) & (pf->ncap[k] - 1))
-    if (!strcmp(pf->names[k][i].s, s))
+    if (!strcmp(pf->names[k][i].s, s)) {
+      *str = pf->names[k][i].s; /* strdup'd: stays put when the table grows */
       return pf->names[k][i].iid;
+    }
   if (pf->nnames[k] * 2 >= pf->ncap[k] || !(pf->names[k][i].s = strdup(s))) {
     if (pf->nnames[k] * 2 < pf->ncap[k])
       tw__export_fail(x, TW_ENOMEM, "out of memory");
@@ -141,6 +168,7 @@ lookup_only:
   }
   pf->names[k][i].iid = ++pf->next_iid[k];
   pf->nnames[k]++;
+  *str = pf->names[k][i].s;
   {
     struct pb e = {pf->tmp2, 0};
     pb_uint(&e, IN_IID, pf->names[k][i].iid);
@@ -151,6 +179,13 @@ lookup_only:
 }
 
 /* ---- packets -------------------------------------------------------------------- */
+
+static void flush_out(struct tw_export *x, struct pf *pf)
+{
+  if (pf->nout && fwrite(pf->out, 1, pf->nout, pf->w.f) != pf->nout)
+    tw__export_fail(x, TW_EIO, "%s: write failed", pf->w.path);
+  pf->nout = 0;
+}
 
 static void emit(struct tw_export *x, struct pf *pf, uint64_t ts, int have_ts, unsigned field,
                  const struct pb *body, const struct pb *interned)
@@ -169,8 +204,11 @@ static void emit(struct tw_export *x, struct pf *pf, uint64_t ts, int have_ts, u
   pb_bytes(&p, field, body->p, body->n);
   pb_tag(&h, TRACE_PACKET, WT_LEN);
   pb_varint(&h, p.n);
-  if (fwrite(hdr, 1, h.n, pf->w.f) != h.n || fwrite(p.p, 1, p.n, pf->w.f) != p.n)
-    tw__export_fail(x, TW_EIO, "%s: write failed", pf->w.path);
+  if (pf->nout + h.n + p.n > sizeof pf->out)
+    flush_out(x, pf);
+  memcpy(pf->out + pf->nout, hdr, h.n);
+  memcpy(pf->out + pf->nout + h.n, p.p, p.n);
+  pf->nout += h.n + p.n;
 }
 
 static void on_track(void *b, const struct tl_track *t)
@@ -297,6 +335,7 @@ static int pf_finish(struct tw_export *x)
 {
   struct pf *pf = x->state;
   tl_finish(pf->tl);
+  flush_out(x, pf);
   return tw__wfile_close(x, &pf->w);
 }
 

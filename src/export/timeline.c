@@ -21,6 +21,8 @@ struct tl_ep {
 
 struct tl_core {
   uint16_t endpoint, instance;
+  struct tl_track t_core, t_irq, t_load; /* made once: used on every event */
+  char n_core[16], n_irq[24], n_load[24];
   int running; /* task, -1 none */
   int irq_depth, busy, declared, load_declared;
   uint64_t win_start, busy_ns, last_t;
@@ -30,7 +32,15 @@ struct tl_flow {
   uint64_t key, id;
 };
 
+#define TL_OPNAMES 256
+struct tl_opname {
+  const struct tw_event_desc *desc;
+  uint32_t value;
+  char s[64];
+};
+
 struct timeline {
+  struct tl_opname opnames[TL_OPNAMES];
   struct tw_export *x;
   const struct tl_ops *ops;
   void *b;
@@ -108,10 +118,19 @@ static struct tl_track task_track(struct timeline *tl, uint16_t ep, uint32_t tas
                            (int32_t)((uint32_t)ep << 16 | (task & 0xFFFF)), name};
 }
 
+/* The track of a task; its name (a lookup and a format) only when it is
+ * declared or want_name asks: instants need the ids only. */
 static int task_declare(struct timeline *tl, struct tl_ep *e, uint32_t task, struct tl_track *t,
-                        char *name, size_t cap)
+                        char *name, size_t cap, int want_name)
 {
-  *t = task_track(tl, e->endpoint, task & 0xFFFF, name, cap);
+  task &= 0xFFFF;
+  if (want_name || !bit(e->task_declared, task)) {
+    *t = task_track(tl, e->endpoint, task, name, cap);
+  } else {
+    *t = (struct tl_track){uuid(TL_TASK, e->endpoint, task), uuid(TL_PROCESS, e->endpoint, 0),
+                           TL_TASK, 0, e->endpoint, (int32_t)((uint32_t)e->endpoint << 16 | task),
+                           ""};
+  }
   if (!bit(e->task_declared, task & 0xFFFF)) {
     set_bit(e->task_declared, task & 0xFFFF);
     tl->ops->track(tl->b, t);
@@ -147,12 +166,14 @@ static struct tl_core *core_of(struct timeline *tl, const struct tw_event *ev)
   c->running = -1;
   c->win_start = ev->time_ns;
   c->last_t = ev->time_ns;
-  t = core_track(c, TL_CORE, name, sizeof name);
-  tl->ops->track(tl->b, &t);
-  t = core_track(c, TL_IRQ, name, sizeof name);
-  tl->ops->track(tl->b, &t);
-  t = core_track(c, TL_LOAD, name, sizeof name);
-  tl->ops->track(tl->b, &t);
+  c->t_core = core_track(c, TL_CORE, c->n_core, sizeof c->n_core);
+  c->t_irq = core_track(c, TL_IRQ, c->n_irq, sizeof c->n_irq);
+  c->t_load = core_track(c, TL_LOAD, c->n_load, sizeof c->n_load);
+  tl->ops->track(tl->b, &c->t_core);
+  tl->ops->track(tl->b, &c->t_irq);
+  tl->ops->track(tl->b, &c->t_load);
+  (void)name;
+  (void)t;
   return c;
 }
 
@@ -213,20 +234,19 @@ static void sem_add(struct timeline *tl, struct tl_ep *e, uint64_t ts, uint32_t 
 static void load_advance(struct timeline *tl, struct tl_core *c, uint64_t t)
 {
   uint64_t w = tl->x->cfg.load_window_ns;
-  char name[32];
-  struct tl_track tr = core_track(c, TL_LOAD, name, sizeof name);
+  const struct tl_track *tr = &c->t_load;
   if (t < c->last_t)
     t = c->last_t;
   while (t >= c->win_start + w) {
     uint64_t end = c->win_start + w;
     if (c->busy)
       c->busy_ns += end - c->last_t;
-    tl->ops->counter(tl->b, c->win_start, &tr, (int64_t)(c->busy_ns * 100 / w));
+    tl->ops->counter(tl->b, c->win_start, tr, (int64_t)(c->busy_ns * 100 / w));
     c->busy_ns = 0;
     c->last_t = end;
     c->win_start = end;
     if (t >= c->win_start + w) { /* skip whole windows in one state */
-      tl->ops->counter(tl->b, c->win_start, &tr, c->busy ? 100 : 0);
+      tl->ops->counter(tl->b, c->win_start, tr, c->busy ? 100 : 0);
       c->win_start += (t - c->win_start) / w * w;
       c->last_t = c->win_start;
     }
@@ -261,46 +281,55 @@ static struct tl_flow *flow_slot(struct timeline *tl, uint64_t key, int insert)
 static void task_switch(struct timeline *tl, struct tl_core *c, struct tl_ep *e,
                         const struct tw_event *ev)
 {
-  char name[64], cname[32];
-  struct tl_track t, ct = core_track(c, TL_CORE, cname, sizeof cname);
+  char name[64];
+  struct tl_track t;
+  const struct tl_track *ct = &c->t_core;
   uint32_t task = ev->values[0];
   if (task == TW_TASK_SWITCH_EnterInt || task == TW_TASK_SWITCH_LeaveInt) {
-    struct tl_track it = core_track(c, TL_IRQ, cname, sizeof cname);
     if (task == TW_TASK_SWITCH_EnterInt) {
       c->irq_depth++;
-      tl->ops->slice_begin(tl->b, ev->time_ns, &it, "interrupt");
+      tl->ops->slice_begin(tl->b, ev->time_ns, &c->t_irq, "interrupt");
     } else if (c->irq_depth > 0) {
       c->irq_depth--;
-      tl->ops->slice_end(tl->b, ev->time_ns, &it);
+      tl->ops->slice_end(tl->b, ev->time_ns, &c->t_irq);
     }
   } else {
     if (c->running >= 0) {
-      tl->ops->slice_end(tl->b, ev->time_ns, &ct);
-      task_declare(tl, e, (uint32_t)c->running, &t, name, sizeof name);
+      tl->ops->slice_end(tl->b, ev->time_ns, ct);
+      task_declare(tl, e, (uint32_t)c->running, &t, name, sizeof name, 0);
       tl->ops->slice_end(tl->b, ev->time_ns, &t);
       if (e->task_state[c->running] == ST_RUNNING)
         set_task_state(tl, e, ev->time_ns, (uint32_t)c->running, ST_READY);
     }
     c->running = (int)(task & 0xFFFF);
-    task_declare(tl, e, task, &t, name, sizeof name);
-    tl->ops->slice_begin(tl->b, ev->time_ns, &ct, t.name);
+    task_declare(tl, e, task, &t, name, sizeof name, 1);
+    tl->ops->slice_begin(tl->b, ev->time_ns, ct, t.name);
     tl->ops->slice_begin(tl->b, ev->time_ns, &t, "running");
     set_task_state(tl, e, ev->time_ns, task, ST_RUNNING);
   }
   c->busy = c->irq_depth > 0 || !is_idle(tl, c->endpoint, c->running);
 }
 
-/* Event name: "MutexEvent Lock" for an operation with a constant. */
-static const char *op_name(const struct tw_event *ev, char *buf, size_t cap)
+/* Event name: "MutexEvent Lock" for an operation with a constant; made
+ * once per (kind, constant) in a small cache, so backends see the same
+ * pointer for the same name. */
+static const char *op_name(struct timeline *tl, const struct tw_event *ev)
 {
   const struct tw_event_desc *d = ev->desc;
-  const char *k = d->marker_field >= 0 && (unsigned)d->marker_field < ev->nvalues
-                      ? tw_event_enum_name(d, ev->values[d->marker_field]) : NULL;
+  uint32_t v = d->marker_field >= 0 && (unsigned)d->marker_field < ev->nvalues
+                   ? ev->values[d->marker_field] : 0;
+  const char *k = d->marker_field >= 0 ? tw_event_enum_name(d, v) : NULL;
   const char *n = d->seed_name ? d->seed_name : d->name;
+  struct tl_opname *e;
   if (!k)
     return n;
-  snprintf(buf, cap, "%s %s", n, k);
-  return buf;
+  e = &tl->opnames[(((uintptr_t)d >> 4) * 31 + v) & (TL_OPNAMES - 1)];
+  if (e->desc != d || e->value != v) {
+    e->desc = d;
+    e->value = v;
+    snprintf(e->s, sizeof e->s, "%s %s", n, k);
+  }
+  return e->s;
 }
 
 static unsigned fill_args(struct timeline *tl, const struct tw_event *ev, struct tl_arg *a,
@@ -346,7 +375,7 @@ static void sync_op(struct timeline *tl, struct tl_core *c, struct tl_ep *e,
                          ? tw_event_marker(d, ev->values[d->marker_field]) : d->default_marker;
   uint64_t flow_out = 0, flow_in = 0;
   struct tl_arg args[TL_MAX_ARGS];
-  char names[TL_MAX_ARGS][64], nb[96];
+  char names[TL_MAX_ARGS][64];
   unsigned nargs;
   (void)c;
   if (of >= 0 && (unsigned)of < ev->nvalues) {
@@ -381,7 +410,7 @@ static void sync_op(struct timeline *tl, struct tl_core *c, struct tl_ep *e,
       set_task_state(tl, e, ev->time_ns, task, ST_READY);
   }
   nargs = fill_args(tl, ev, args, names);
-  tl->ops->instant(tl->b, ev->time_ns, where, op_name(ev, nb, sizeof nb), args, nargs, flow_out,
+  tl->ops->instant(tl->b, ev->time_ns, where, op_name(tl, ev), args, nargs, flow_out,
                    flow_in);
 }
 
@@ -389,7 +418,7 @@ void tl_event(struct timeline *tl, const struct tw_event *ev)
 {
   struct tl_core *c = core_of(tl, ev);
   struct tl_ep *e = c ? ep_of(tl, ev->endpoint) : NULL;
-  char cname[32], tname[64];
+  char tname[64];
   struct tl_track where;
   int tf;
   if (!c || !e)
@@ -408,9 +437,9 @@ void tl_event(struct timeline *tl, const struct tw_event *ev)
   }
   tf = tw__field_of(ev->desc, TW_OBJ_TASK);
   if (ev->desc->module == TW_MOD_RTOS && tf >= 0 && (unsigned)tf < ev->nvalues)
-    task_declare(tl, e, ev->values[tf], &where, tname, sizeof tname);
+    task_declare(tl, e, ev->values[tf], &where, tname, sizeof tname, 0);
   else
-    where = core_track(c, ev->id == TW_EV_INTERRUPT ? TL_IRQ : TL_CORE, cname, sizeof cname);
+    where = ev->id == TW_EV_INTERRUPT ? c->t_irq : c->t_core;
   sync_op(tl, c, e, ev, &where);
 }
 
