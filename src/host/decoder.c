@@ -8,12 +8,15 @@
  * are loaded in the packet's announced order whatever the host's.
  */
 /* Messages are cut to their buffers on purpose. */
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wformat-truncation"
+#endif
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "tracewire/host/decoder.h"
+#include "tracewire/events_gen.h"
 #include "tracewire/error.h"
 
 #define NAME_MAX_BYTES 64   /* longer names are cut (docs/host.md) */
@@ -322,11 +325,17 @@ static int field_type(const char *t, size_t n, enum tw_field_type *ft, uint8_t *
   if (n == 2 && !memcmp(t, "U8", 2)) { *ft = TW_FT_U8; *bits = 8; return 0; }
   if (n == 3 && !memcmp(t, "U16", 3)) { *ft = TW_FT_U16; *bits = 16; return 0; }
   if (n == 3 && !memcmp(t, "U32", 3)) { *ft = TW_FT_U32; *bits = 32; return 0; }
+  if ((n == 3 && !memcmp(t, "STR", 3)) || (n == 4 && !memcmp(t, "BLOB", 4))) {
+    *ft = TW_FT_STRING; /* snapshot data (tw_custom_bytes) */
+    *bits = 0;
+    return 0;
+  }
   return TW_EINVAL;
 }
 
 /* "Name field:type field:type ...": one 32-bit data word per field, the
- * type saying how many of its low bits count (include/tracewire/trace.h,
+ * type saying how many of its low bits count; or one STR/BLOB field, whose
+ * bytes arrive as snapshot data (include/tracewire/trace.h,
  * tw_custom_declare). */
 static int parse_decl(struct custom *c, const char *s, size_t n, unsigned timed)
 {
@@ -360,7 +369,7 @@ static int parse_decl(struct custom *c, const char *s, size_t n, unsigned timed)
     memcpy(c->fnames[nf], tok, (size_t)(colon - tok));
     c->fnames[nf][colon - tok] = 0;
     f->name = c->fnames[nf];
-    f->word = (uint8_t)nf;
+    f->word = (uint8_t)(f->type == TW_FT_STRING ? 0 : nf);
     f->shift = 0;
     f->bits = bits;
     f->obj = TW_OBJ_NONE;
@@ -369,6 +378,9 @@ static int parse_decl(struct custom *c, const char *s, size_t n, unsigned timed)
   }
   c->desc.nfields = (uint8_t)nf;
   c->desc.payload_words = (uint8_t)nf;
+  for (unsigned i = 0; i < nf; i++)
+    if (c->fields[i].type == TW_FT_STRING)
+      c->desc.payload_words = 0; /* STR/BLOB: the only field, all data */
   c->desc.flags = timed ? TW_EVF_TIMED : 0;
   c->desc.module = TW_MOD_CUSTOM;
   c->desc.marker_field = -1;
@@ -478,8 +490,9 @@ static void account_seq(struct tw_decoder *d, int si, uint16_t seq)
   if (s->have_seq) {
     uint16_t gap = (uint16_t)(seq - s->next_seq);
     if (gap) {
-      if (gap == s->pending_drops) {
-        /* the dropped events consumed sequence numbers: counted already */
+      if (s->pending_drops && gap == (uint16_t)s->pending_drops) {
+        /* the dropped events consumed sequence numbers (a count above
+         * 65535 wraps the skip): counted already */
       } else if (s->pkt_gap) {
         s->st.events_lost += gap;
       } else {
@@ -520,7 +533,7 @@ static void control(struct tw_decoder *d, int si, struct tw_event *ev)
 {
   struct stream *s = &d->streams[si];
   switch (ev->id) {
-  case 0x102: /* SYNC */
+  case TW_EV_SYNC:
     if (ev->values[0] && ev->values[0] != s->st.freq_hz) {
       stream_set_freq(s, ev->values[0]);
       ev->time_ns = to_ns(s, ev->ticks);
@@ -528,17 +541,17 @@ static void control(struct tw_decoder *d, int si, struct tw_event *ev)
       s->freq_known = 1;
     }
     break;
-  case 0x103: /* DROPS */
+  case TW_EV_DROPS:
     s->st.ring_drops += ev->values[0];
     s->pending_drops = ev->values[0];
     diag(d, TW_DIAG_RING_DROPS, 0, si, ev->values[0], 0,
          "target ring overflow: %u events dropped", ev->values[0]);
     break;
-  case 0x104: /* NAME */
+  case TW_EV_NAME:
     if (ev->nvalues >= 3)
       name_set(d, si, ev->endpoint, ev->values[0], ev->values[2], ev->str ? ev->str : "", ev->str_len);
     break;
-  case 0x105: /* CUSTOM_DECL */
+  case TW_EV_CUSTOM_DECL:
     if (ev->str)
       custom_declare(d, si, ev);
     break;
@@ -620,8 +633,9 @@ static int snapshot_record(struct tw_decoder *d, int si, const uint8_t *p, size_
   unpack(ev, desc, w);
   const char *str = (const char *)s->snap.buf + fixed;
   size_t slen = total - fixed;
-  while (slen > 0 && str[slen - 1] == 0)
-    slen--; /* NUL terminator and word padding */
+  if (desc->module != TW_MOD_CUSTOM)
+    while (slen > 0 && str[slen - 1] == 0)
+      slen--; /* NUL terminator and word padding; a BLOB keeps its bytes */
   ev->str = str;
   ev->str_len = slen;
   rc = emit(d, si, ev);
