@@ -47,7 +47,11 @@ struct exp {
 
 static void show_progress(struct exp *e, int done)
 {
-  unsigned long long off = done ? e->file_bytes : tw_reader_pkt_offset(e->t.r);
+  unsigned long long off = 0;
+  for (size_t i = 0; i < e->t.nsrc; i++) /* sources of a .twt share one file */
+    off += done ? 0 : tw_reader_pkt_offset(e->t.src[i].r);
+  if (done)
+    off = e->file_bytes;
   unsigned pct = e->file_bytes ? (unsigned)(off * 100 / e->file_bytes) : 100;
   char bar[41];
   if (pct > 100)
@@ -60,11 +64,12 @@ static void show_progress(struct exp *e, int done)
 
 static void pass_loss(struct exp *e)
 {
-  for (size_t i = 0; i < tw_decoder_nstreams(e->t.d); i++) {
-    const struct tw_stream_stats *st = tw_decoder_stream(e->t.d, i);
-    tw_export_transport_loss(e->x, st->endpoint, st->instance,
-                             st->events_lost + st->unexplained);
-  }
+  for (size_t k = 0; k < e->t.nsrc; k++)
+    for (size_t i = 0; i < tw_decoder_nstreams(e->t.src[k].d); i++) {
+      const struct tw_stream_stats *st = tw_decoder_stream(e->t.src[k].d, i);
+      tw_export_transport_loss(e->x, st->endpoint, st->instance,
+                               st->events_lost + st->unexplained);
+    }
 }
 
 static int feed(void *ctx, const struct tw_event *ev)
@@ -90,10 +95,11 @@ static int prescan(struct exp *e, const char *path)
   e->pre.quiet = 1; /* the second pass reports problems */
   if ((rc = cli_trace_run(&e->pre)) != 0)
     return rc;
-  if (tw_mti_system_sync_decoder(e->sys, e->pre.d) < 0) {
-    cli_err("out of memory");
-    return TW_EXIT_ERROR;
-  }
+  for (size_t i = 0; i < e->pre.nsrc; i++)
+    if (tw_mti_system_sync_decoder(e->sys, e->pre.src[i].d) < 0) {
+      cli_err("out of memory");
+      return TW_EXIT_ERROR;
+    }
   return 0;
 }
 
@@ -167,10 +173,8 @@ static int replay(struct exp *e, const char *path, const char *format, size_t wi
     cli_err("out of memory");
     return TW_EXIT_ERROR;
   }
-  if (!strcmp(format, "ctf"))
-    tw_decoder_on_event(e->t.d, feed, e);
-  else
-    tw_decoder_on_event(e->t.d, tw_merge_push, m);
+  e->t.on_event = strcmp(format, "ctf") ? tw_merge_push : feed;
+  e->t.ev_ctx = strcmp(format, "ctf") ? (void *)m : (void *)e;
   tw_mti_system_start(e->sys);
   rc = cli_trace_run(&e->t);
   if (rc == 0)
