@@ -46,7 +46,7 @@ static volatile sig_atomic_t stop_requested;
 static void on_signal(int sig) { (void)sig; stop_requested = 1; }
 
 struct rec {
-  struct tw_source *src;
+  struct tw_conn *src;
   struct tw_reader *r;
   struct tw_decoder *d;
   struct tw_twt_writer *w;
@@ -216,7 +216,7 @@ int tw_cli_record(int argc, char **argv)
   }
   struct rec R = { .out = out };
   char err[512];
-  if (tw_source_open(from, &R.src, err, sizeof err) < 0) {
+  if (tw_conn_open(from, &R.src, err, sizeof err) < 0) {
     cli_err("record: %s", err);
     return TW_EXIT_ERROR;
   }
@@ -224,7 +224,7 @@ int tw_cli_record(int argc, char **argv)
     fprintf(stderr, "tracewire record: listening on %s (port %d)\n", R.src->name, R.src->bound_port);
   if (tw_twt_create(out, &R.w, err, sizeof err) < 0) {
     cli_err("record: %s", err);
-    tw_source_close(R.src);
+    tw_conn_close(R.src);
     return TW_EXIT_ERROR;
   }
   tw_twt_write(R.w, TW_TWT_SOURCE, 0, tw_sys_wall_ns(), from, strlen(from));
@@ -269,7 +269,7 @@ int tw_cli_record(int argc, char **argv)
     }
     if (n < 0 && n != TW_EAGAIN) {
       if (n != TW_ECONNRESET) {
-        cli_err("record: %s", tw_source_error(R.src));
+        cli_err("record: %s", tw_conn_error(R.src));
         status = TW_EXIT_ERROR;
       }
       ended = 1;
@@ -291,6 +291,6 @@ int tw_cli_record(int argc, char **argv)
   }
   tw_decoder_close(R.d);
   tw_reader_close(R.r);
-  tw_source_close(R.src);
+  tw_conn_close(R.src);
   return status;
 }

@@ -325,13 +325,13 @@ static int field_type(const char *t, size_t n, enum tw_field_type *ft, uint8_t *
   return TW_EINVAL;
 }
 
-/* "Name field:type field:type ..." packed by the events.def rule: in order,
- * each field aligned to its width, a field that does not fit starts the
- * next word. */
+/* "Name field:type field:type ...": one 32-bit data word per field, the
+ * type saying how many of its low bits count (include/tracewire/trace.h,
+ * tw_custom_declare). */
 static int parse_decl(struct custom *c, const char *s, size_t n, unsigned timed)
 {
   const char *p = s, *end = s + n;
-  unsigned word = 0, bit = 0, nf = 0;
+  unsigned nf = 0;
   while (p < end && *p == ' ')
     p++;
   const char *tok = p;
@@ -357,24 +357,18 @@ static int parse_decl(struct custom *c, const char *s, size_t n, unsigned timed)
     uint8_t bits;
     if (field_type(colon + 1, (size_t)(p - colon - 1), &f->type, &bits) < 0)
       return TW_EINVAL;
-    bit = (bit + bits - 1) / bits * bits;
-    if (bit + bits > 32) {
-      word++;
-      bit = 0;
-    }
     memcpy(c->fnames[nf], tok, (size_t)(colon - tok));
     c->fnames[nf][colon - tok] = 0;
     f->name = c->fnames[nf];
-    f->word = (uint8_t)word;
-    f->shift = (uint8_t)bit;
+    f->word = (uint8_t)nf;
+    f->shift = 0;
     f->bits = bits;
     f->obj = TW_OBJ_NONE;
     f->doc = "";
-    bit += bits;
     nf++;
   }
   c->desc.nfields = (uint8_t)nf;
-  c->desc.payload_words = (uint8_t)(word + (bit > 0));
+  c->desc.payload_words = (uint8_t)nf;
   c->desc.flags = timed ? TW_EVF_TIMED : 0;
   c->desc.module = TW_MOD_CUSTOM;
   c->desc.marker_field = -1;

@@ -143,9 +143,10 @@ static int scripted(struct tw_synth *g, struct out *o, unsigned inst)
       g->step++;
       return 1;
     }
-    w[0] = (rnd(g) & 7) | (rnd(g) & 0xFFFF) << 16;
-    w[1] = rnd(g);
-    if (!event(g, o, inst, SYNTH_CUSTOM_ID, TW_MOD_CUSTOM, w, 2))
+    w[0] = rnd(g) & 7;       /* one word per field (tw_custom_declare) */
+    w[1] = rnd(g) & 0xFFFF;
+    w[2] = rnd(g);
+    if (!event(g, o, inst, SYNTH_CUSTOM_ID, TW_MOD_CUSTOM, w, 3))
       return 0;
     g->step++;
     return 1;
