@@ -28,7 +28,7 @@ arm-none-eabi-ar rcs "$out/libtracewire.a" "${objs[@]}"
 if [ "$mode" = size ]; then
   echo "Cortex-M4 (-Os -mthumb) size of the target modules:"
   arm-none-eabi-size -t "${objs[@]}"
-  [ -x scripts/size-check.sh ] && bash scripts/size-check.sh "$out"
+  if [ -x scripts/size-check.sh ]; then bash scripts/size-check.sh "$out"; fi
 else
   echo "cross build OK: $out/libtracewire.a (${#objs[@]} objects, -mcpu=$cpu)"
 fi

@@ -280,6 +280,32 @@ static void test_crc16_ccitt_false(void **state)
   assert_int_equal(tw_crc16("A", 1), 0xB915);
 }
 
+/* EventPktWithCRC word 5 |R*16|C*16| (docs/wire-format.md "The CRC word"):
+ * each CRC bit placed by hand in the wire bytes, read back through parse. */
+static void test_crc_word_bits(void **state)
+{
+  (void)state;
+  uint8_t b[24];
+  tw_pkt_hdr h;
+  tw_pkt_init_event(&h, TW_ENDIAN_LITTLE, 24, 0, 0, 0, 0, 0, 0);
+  tw_pkt_set_hdr_type(&h, TW_PKT_EVENT_WITH_CRC);
+  memcpy(b, &h, 16);
+  memcpy(b + 20, "\x00\x18\x77\x77", 4);
+  assert_memory_equal(b, "\x20\x00\x00\x18", 4); /* type 2, length 24 */
+  struct tw_pkt p;
+  for (int bit = -1; bit < 16; bit++) {
+    memset(b + 16, 0, 4);
+    if (bit >= 0)
+      b[16 + 3 - bit / 8] = (uint8_t)(1u << (bit % 8));
+    assert_int_equal(tw_pkt_parse(b, 24, 0, &p), 24);
+    assert_int_equal(p.crc, bit < 0 ? 0 : 1u << bit);
+  }
+  memcpy(b + 16, "\x00\x00\xFF\xFF", 4);
+  assert_int_equal(tw_pkt_parse(b, 24, 0, &p), 24);
+  assert_int_equal(p.crc, 0xFFFF);
+  assert_int_equal(p.payload_len, 0);
+}
+
 static void test_byte_order_helpers(void **state)
 {
   (void)state;
@@ -337,6 +363,7 @@ int main(void)
     cmocka_unit_test(test_evhdr_fields),
     cmocka_unit_test(test_record_encode_golden),
     cmocka_unit_test(test_crc16_ccitt_false),
+    cmocka_unit_test(test_crc_word_bits),
     cmocka_unit_test(test_byte_order_helpers),
     cmocka_unit_test(test_nack_names),
     cmocka_unit_test(test_addresses),

@@ -12,7 +12,11 @@
  *     Message bodies are big-endian (network order), like the NACK error code.
  *
  * Freestanding: no libc beyond <stdint.h>/<stddef.h>/<string.h>.
- * All accessors are pure functions of their arguments: any context.
+ * Context: every function here is reentrant and touches only its
+ * arguments, so any context (ISR included) may call it, except
+ * tw_snapshot_encode (thread context: it emits many records and keeps a
+ * TW_CFG_SNAP_MAX_REC_BYTES scratch record on the stack). A reassembler is
+ * used by one thread at a time.
  */
 #ifndef TRACEWIRE_UIA_H
 #define TRACEWIRE_UIA_H
@@ -209,8 +213,12 @@ struct tw_pkt {
  *   TW_EALIGN    length not a multiple of 4
  *   TW_EHDRTYPE  a header type this implementation does not decode
  *   TW_EFOOTER   footer magic or length does not match
- *   TW_ERESERVED reserved bits set (MinEventPkt R, WithCRC word-5 R)
+ *   TW_ERESERVED reserved bits set (MinEventPkt R, WithCRC word 5 b31-16,
+ *                InvalidData b27)
  *   TW_ETOOBIG   length exceeds max_len or the type's maximum
+ * Checked in that order after ETRUNC for a missing word 1: EHDRTYPE,
+ * EALIGN, ESHORT, ETOOBIG, ETRUNC, ERESERVED, EFOOTER. Nothing outside
+ * buf[0..len) is read. out is unspecified on error.
  * InvalidData padding parses as a packet with no footer and no payload. */
 int tw_pkt_parse(const uint8_t *buf, size_t len, size_t max_len, struct tw_pkt *out);
 

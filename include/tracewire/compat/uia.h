@@ -69,7 +69,7 @@ typedef enum EventHdr_HdrType {
   EventHdr_HdrType_Reserved28, EventHdr_HdrType_Reserved29, EventHdr_HdrType_Reserved30,
   EventHdr_HdrType_Reserved31
 } EventHdr_HdrType;
-_Static_assert(EventHdr_HdrType_EventWithSnapshotIdAndTimestamp == TW_REC_SNAPSHOT_TS &&
+_Static_assert((int)EventHdr_HdrType_EventWithSnapshotIdAndTimestamp == (int)TW_REC_SNAPSHOT_TS &&
                EventHdr_HdrType_Reserved31 == 31, "EventHdr_HdrType follows the seed");
 
 #define EventHdr_genEventHdrWord1(numBytesInEventMsg, seqCount, isTimestampEnabled)      \
@@ -112,7 +112,8 @@ typedef enum UIAPacket_HdrType {
   UIAPacket_HdrType_USER2,
   UIAPacket_HdrType_USER3
 } UIAPacket_HdrType;
-_Static_assert(UIAPacket_HdrType_Msg == TW_PKT_MSG && UIAPacket_HdrType_USER3 == TW_PKT_USER3,
+_Static_assert((int)UIAPacket_HdrType_Msg == (int)TW_PKT_MSG &&
+               (int)UIAPacket_HdrType_USER3 == (int)TW_PKT_USER3,
                "UIAPacket_HdrType follows the seed");
 
 typedef enum UIAPacket_MsgType {
@@ -135,8 +136,8 @@ typedef enum UIAPacket_MsgType {
 } UIAPacket_MsgType;
 /* The seed's prose says MsgType_EVENT for the enum's MsgType_NOTIFY. */
 #define UIAPacket_MsgType_EVENT UIAPacket_MsgType_NOTIFY
-_Static_assert(UIAPacket_MsgType_NOTIFY == TW_MSG_NOTIFY &&
-               UIAPacket_MsgType_NACK_WITH_ERROR_CODE == TW_MSG_NACK_WITH_ERROR_CODE,
+_Static_assert((int)UIAPacket_MsgType_NOTIFY == (int)TW_MSG_NOTIFY &&
+               (int)UIAPacket_MsgType_NACK_WITH_ERROR_CODE == (int)TW_MSG_NACK_WITH_ERROR_CODE,
                "UIAPacket_MsgType follows the seed");
 
 typedef enum UIAPacket_NACKErrorCode {
@@ -147,7 +148,7 @@ typedef enum UIAPacket_NACKErrorCode {
   UIAPacket_NACKErrorCode_BAD_ENDPOINT_ADDRESS,
   UIAPacket_NACKErrorCode_BAD_MESSAGE_LENGTH
 } UIAPacket_NACKErrorCode;
-_Static_assert(UIAPacket_NACKErrorCode_BAD_MESSAGE_LENGTH == TW_NACK_BAD_MESSAGE_LENGTH,
+_Static_assert((int)UIAPacket_NACKErrorCode_BAD_MESSAGE_LENGTH == (int)TW_NACK_BAD_MESSAGE_LENGTH,
                "UIAPacket_NACKErrorCode follows the seed");
 
 typedef enum UIAPacket_PayloadEndian {
