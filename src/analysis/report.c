@@ -1,0 +1,441 @@
+/*
+ * The HTML report writer (tracewire/report.h).
+ *
+ * The page is src/analysis/report_template.html, compiled in as a byte
+ * array (the build turns it into tw_report_template.h). The writer copies
+ * it up to the "<!--TW:DATA-->" marker, then writes the data as inline
+ * <script> blocks, then the rest:
+ *
+ *   tw-summary   the analysis results, tw_an_write_json (strings escape
+ *                '<', so no block can close the script early)
+ *   tw-meta      lanes, event codes (name + marker), bin and detail facts
+ *   tw-ev-*      detail events, columnar, little-endian typed arrays in
+ *                base64: t (float64, ns from t0), lane, code, object lane
+ *                (uint16), aux (uint32: index or value)
+ *   tw-sg-*      detail intervals: t0, t1 (float64), lane, state, ref lane
+ *   tw-bin-*     per lane TW_REPORT_BINS busy fractions (float32) and event
+ *                counts (uint32), lane after lane
+ *
+ * Items arrive nearly in time order (interrupt entries are announced once
+ * their irq is known, intervals when they end); the page sorts per lane.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "an_internal.h"
+#include "tracewire/error.h"
+#include "tracewire/report.h"
+#include "tw_report_template.h"
+
+#define NO_LANE 0xFFFFu
+#define NCODES (32 * 16)
+
+struct lane {
+  int core;
+  uint8_t kind;
+  uint32_t num;
+  float *busy;
+  uint32_t *cnt;
+};
+
+#pragma pack(push, 1)
+struct ev_rec {
+  double t;
+  uint16_t lane, code, olane;
+  uint32_t aux;
+};
+struct sg_rec {
+  double t0, t1;
+  uint16_t lane, ref;
+  uint8_t state;
+};
+#pragma pack(pop)
+
+struct tw_report {
+  struct tw_report_cfg cfg;
+  double bin_w;
+  FILE *ev, *sg;
+  uint64_t nev, nsg, ev_over, sg_over;
+  double detail_end;         /* time of the first event not embedded */
+  struct lane *lanes;
+  size_t nlanes, cap;
+  uint16_t *hash;            /* open addressing: lane index + 1 */
+  size_t hcap;
+  uint8_t code_used[NCODES];
+  uint8_t code_marker[NCODES];
+  int err;
+};
+
+static uint64_t lane_key(int core, unsigned kind, uint32_t num)
+{
+  return (uint64_t)(unsigned)core << 40 | (uint64_t)kind << 32 | num;
+}
+
+static size_t hslot(uint64_t k, size_t cap)
+{
+  k ^= k >> 29;
+  k *= 0xbf58476d1ce4e5b9ull;
+  k ^= k >> 32;
+  return (size_t)k & (cap - 1);
+}
+
+static int rehash(struct tw_report *r)
+{
+  size_t cap = r->hcap ? r->hcap * 2 : 256;
+  uint16_t *h = calloc(cap, sizeof *h);
+  if (!h)
+    return -1;
+  for (size_t i = 0; i < r->nlanes; i++) {
+    size_t s = hslot(lane_key(r->lanes[i].core, r->lanes[i].kind, r->lanes[i].num), cap);
+    while (h[s])
+      s = (s + 1) & (cap - 1);
+    h[s] = (uint16_t)(i + 1);
+  }
+  free(r->hash);
+  r->hash = h;
+  r->hcap = cap;
+  return 0;
+}
+
+static uint16_t lane_of(struct tw_report *r, int core, unsigned kind, uint32_t num)
+{
+  uint64_t k = lane_key(core, kind, num);
+  if (r->hcap) {
+    for (size_t s = hslot(k, r->hcap); r->hash[s]; s = (s + 1) & (r->hcap - 1)) {
+      const struct lane *l = &r->lanes[r->hash[s] - 1];
+      if (lane_key(l->core, l->kind, l->num) == k)
+        return (uint16_t)(r->hash[s] - 1);
+    }
+  }
+  if (r->nlanes >= 0xFFF0)
+    return NO_LANE;
+  if ((r->nlanes + 1) * 2 > r->hcap && rehash(r) < 0)
+    return NO_LANE;
+  if (r->nlanes == r->cap) {
+    size_t n = r->cap ? r->cap * 2 : 64;
+    struct lane *l = realloc(r->lanes, n * sizeof *l);
+    if (!l)
+      return NO_LANE;
+    r->lanes = l;
+    r->cap = n;
+  }
+  struct lane *l = &r->lanes[r->nlanes];
+  l->core = core;
+  l->kind = (uint8_t)kind;
+  l->num = num;
+  l->busy = calloc(TW_REPORT_BINS, sizeof *l->busy);
+  l->cnt = calloc(TW_REPORT_BINS, sizeof *l->cnt);
+  if (!l->busy || !l->cnt) {
+    free(l->busy);
+    free(l->cnt);
+    return NO_LANE;
+  }
+  size_t s = hslot(k, r->hcap);
+  while (r->hash[s])
+    s = (s + 1) & (r->hcap - 1);
+  r->hash[s] = (uint16_t)(r->nlanes + 1);
+  return (uint16_t)r->nlanes++;
+}
+
+int tw_report_open(struct tw_report **out, const struct tw_report_cfg *cfg)
+{
+  struct tw_report *r = calloc(1, sizeof *r);
+  if (!r)
+    return TW_ENOMEM;
+  r->cfg = *cfg;
+  if (!r->cfg.max_detail)
+    r->cfg.max_detail = 2000000;
+  if (r->cfg.t1 <= r->cfg.t0)
+    r->cfg.t1 = r->cfg.t0 + 1;
+  r->bin_w = (double)(r->cfg.t1 - r->cfg.t0) / TW_REPORT_BINS;
+  r->detail_end = -1;
+  r->ev = tmpfile();
+  r->sg = tmpfile();
+  if (!r->ev || !r->sg) {
+    tw_report_close(r);
+    return TW_EIO;
+  }
+  *out = r;
+  return 0;
+}
+
+void tw_report_close(struct tw_report *r)
+{
+  if (!r)
+    return;
+  if (r->ev)
+    fclose(r->ev);
+  if (r->sg)
+    fclose(r->sg);
+  for (size_t i = 0; i < r->nlanes; i++) {
+    free(r->lanes[i].busy);
+    free(r->lanes[i].cnt);
+  }
+  free(r->lanes);
+  free(r->hash);
+  free(r);
+}
+
+static double rel(const struct tw_report *r, uint64_t t)
+{
+  return t >= r->cfg.t0 ? (double)(t - r->cfg.t0) : -(double)(r->cfg.t0 - t);
+}
+
+static int bin_of(const struct tw_report *r, double t)
+{
+  double b = t / r->bin_w;
+  return b < 0 ? 0 : b >= TW_REPORT_BINS ? TW_REPORT_BINS - 1 : (int)b;
+}
+
+/* Busy fraction of [a, b) spread over the bins it covers. */
+static void bin_busy(const struct tw_report *r, struct lane *l, double a, double b)
+{
+  if (b <= a)
+    return;
+  int i = bin_of(r, a), j = bin_of(r, b);
+  for (int k = i; k <= j; k++) {
+    double lo = k * r->bin_w, hi = lo + r->bin_w;
+    double x = a > lo ? a : lo, y = b < hi ? b : hi;
+    if (y > x)
+      l->busy[k] += (float)((y - x) / r->bin_w);
+  }
+}
+
+/* Event codes: id * 16 + type (TASK_SWITCH: 0 task, 1 EnterInt, 2 LeaveInt). */
+static uint16_t code_of(const struct tw_an_item *it)
+{
+  uint32_t type = it->type;
+  if (it->id == TW_AN_ID_TASK_SWITCH)
+    type = type == 0xFFFE ? 1 : type == 0xFFFF ? 2 : 0;
+  if (it->id >= 32 || type >= 16)
+    return 0;
+  return (uint16_t)(it->id * 16 + type);
+}
+
+static void add_event(struct tw_report *r, const struct tw_an_item *it)
+{
+  double t = rel(r, it->t);
+  uint16_t lane = lane_of(r, it->core, it->lane_kind, it->lane);
+  uint16_t olane = NO_LANE;
+  if (it->obj_kind >= TW_OBJ_MUTEX && it->obj_kind <= TW_OBJ_RSEM &&
+      !(it->lane_kind == it->obj_kind && it->lane == it->obj))
+    olane = lane_of(r, it->core, it->obj_kind, it->obj);
+  if (lane == NO_LANE)
+    return;
+  r->lanes[lane].cnt[bin_of(r, t)]++;
+  if (olane != NO_LANE)
+    r->lanes[olane].cnt[bin_of(r, t)]++;
+  uint16_t code = code_of(it);
+  r->code_used[code] = 1;
+  r->code_marker[code] = (uint8_t)it->marker;
+  if (r->nev >= r->cfg.max_detail) {
+    if (!r->ev_over++ || t < r->detail_end)
+      r->detail_end = t;
+    return;
+  }
+  uint32_t aux = it->id == TW_AN_ID_TASK_SWITCH ? it->type : it->index;
+  if (it->lane_kind != TW_OBJ_TASK && it->task != TW_AN_NO_TASK)
+    aux = it->task;
+  struct ev_rec e = {t, lane, code, olane, aux};
+  if (fwrite(&e, sizeof e, 1, r->ev) != 1)
+    r->err = TW_EIO;
+  r->nev++;
+}
+
+static void add_interval(struct tw_report *r, const struct tw_an_item *it)
+{
+  uint16_t lane = lane_of(r, it->core, it->lane_kind, it->lane);
+  if (lane == NO_LANE)
+    return;
+  double a = rel(r, it->t), b = rel(r, it->t1);
+  uint16_t ref = NO_LANE;
+  uint8_t state = (uint8_t)it->state;
+  if (it->kind == TW_AN_ITEM_IRQ)
+    state = (uint8_t)(TW_AN_NSTATES + (it->depth > 1)); /* irq, nested irq */
+  if (it->wait_kind && (it->state == TW_AN_BLOCKED || it->lane_kind == TW_OBJ_MUTEX))
+    ref = lane_of(r, it->core, it->wait_kind, it->wait_obj);
+  if (state == TW_AN_RUNNING || it->kind == TW_AN_ITEM_IRQ)
+    bin_busy(r, &r->lanes[lane], a, b);
+  if (r->nsg >= r->cfg.max_detail) {
+    r->sg_over++;
+    return;
+  }
+  struct sg_rec s = {a, b, lane, ref, state};
+  if (fwrite(&s, sizeof s, 1, r->sg) != 1)
+    r->err = TW_EIO;
+  r->nsg++;
+}
+
+void tw_report_item(void *ctx, const struct tw_an_item *it)
+{
+  struct tw_report *r = ctx;
+  if (it->kind == TW_AN_ITEM_EVENT)
+    add_event(r, it);
+  else
+    add_interval(r, it);
+}
+
+/* ---- writing ------------------------------------------------------------------ */
+
+struct b64 {
+  FILE *f;
+  uint8_t in[3];
+  int n;
+  unsigned col;
+};
+
+static void b64_flush3(struct b64 *b)
+{
+  static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  char o[4];
+  uint32_t v = (uint32_t)b->in[0] << 16 | (uint32_t)b->in[1] << 8 | b->in[2];
+  o[0] = tab[v >> 18 & 63];
+  o[1] = tab[v >> 12 & 63];
+  o[2] = b->n > 1 ? tab[v >> 6 & 63] : '=';
+  o[3] = b->n > 2 ? tab[v & 63] : '=';
+  fwrite(o, 1, 4, b->f);
+  if ((b->col += 4) >= 120) {
+    fputc('\n', b->f);
+    b->col = 0;
+  }
+  b->n = 0;
+  memset(b->in, 0, 3);
+}
+
+static void b64_put(struct b64 *b, const void *p, size_t n)
+{
+  const uint8_t *s = p;
+  for (size_t i = 0; i < n; i++) {
+    b->in[b->n++] = s[i];
+    if (b->n == 3)
+      b64_flush3(b);
+  }
+}
+
+static void b64_end(struct b64 *b)
+{
+  if (b->n)
+    b64_flush3(b);
+}
+
+/* One column of a spooled file as a base64 <script> block. */
+static int column(struct tw_report *r, FILE *out, FILE *spool, size_t rec, size_t off,
+                  size_t width, const char *id)
+{
+  static uint8_t buf[4096 * 32];
+  size_t n, per = sizeof buf / rec;
+  struct b64 b = {out, {0}, 0, 0};
+  fprintf(out, "<script type=\"application/octet-stream\" id=\"%s\">\n", id);
+  rewind(spool);
+  while ((n = fread(buf, rec, per, spool)) > 0)
+    for (size_t i = 0; i < n; i++)
+      b64_put(&b, buf + i * rec + off, width);
+  b64_end(&b);
+  fputs("</script>\n", out);
+  return ferror(spool) ? TW_EIO : r->err;
+}
+
+static void write_meta(struct tw_report *r, const struct tw_an *an, FILE *out)
+{
+  char buf[128];
+  fputs("<script type=\"application/json\" id=\"tw-meta\">{\"title\":\"", out);
+  for (const char *s = r->cfg.title ? r->cfg.title : "trace"; *s; s++) {
+    if (*s == '"' || *s == '\\' || *s == '<' || (unsigned char)*s < 0x20)
+      fprintf(out, "\\u%04x", (unsigned char)*s);
+    else
+      fputc(*s, out);
+  }
+  fprintf(out, "\",\"t0\":%llu,\"t1\":%llu,\"bins\":%d,\"nev\":%llu,\"nsg\":%llu,"
+               "\"ev_over\":%llu,\"sg_over\":%llu,\"detail_end\":%.0f,\"lanes\":[",
+          (unsigned long long)r->cfg.t0, (unsigned long long)r->cfg.t1, TW_REPORT_BINS,
+          (unsigned long long)r->nev, (unsigned long long)r->nsg,
+          (unsigned long long)r->ev_over, (unsigned long long)r->sg_over, r->detail_end);
+  for (size_t i = 0; i < r->nlanes; i++) {
+    const struct lane *l = &r->lanes[i];
+    int prio = -1;
+    const char *name = tw_an_name(an, (enum tw_obj_kind)l->kind, l->num, buf, sizeof buf);
+    if (l->kind == TW_OBJ_TASK && l->num < an->nnames[TW_OBJ_TASK] &&
+        an->names[TW_OBJ_TASK][l->num].have_prio)
+      prio = an->names[TW_OBJ_TASK][l->num].prio;
+    fprintf(out, "%s{\"core\":%d,\"kind\":\"%s\",\"num\":%lld,\"prio\":%d,\"name\":\"", i ? "," : "",
+            l->core, tw_obj_kind_name((enum tw_obj_kind)l->kind),
+            l->num == TW_AN_IRQ_UNKNOWN ? -1ll : (long long)l->num, prio);
+    for (const char *s = name; *s; s++) {
+      if (*s == '"' || *s == '\\' || *s == '<' || (unsigned char)*s < 0x20)
+        fprintf(out, "\\u%04x", (unsigned char)*s);
+      else
+        fputc(*s, out);
+    }
+    fputs("\"}", out);
+  }
+  fputs("],\"codes\":{", out);
+  int first = 1;
+  for (unsigned c = 0; c < NCODES; c++) {
+    if (!r->code_used[c])
+      continue;
+    unsigned id = c / 16, type = c % 16;
+    const struct tw_event_desc *d = tw_event_desc_by_id((uint16_t)id);
+    const char *tn = NULL;
+    if (id == TW_AN_ID_TASK_SWITCH)
+      tn = type == 1 ? "EnterInt" : type == 2 ? "LeaveInt" : "switch";
+    else if (d)
+      tn = tw_event_enum_name(d, type);
+    fprintf(out, "%s\"%u\":[\"%s\",\"%s\",\"%s\"]", first ? "" : ",", c, d ? d->name : "?",
+            tn ? tn : "", tw_marker_name((enum tw_marker)r->code_marker[c]));
+    first = 0;
+  }
+  fputs("},\"states\":[\"unknown\",\"running\",\"ready\",\"blocked\",\"suspended\",\"irq\","
+        "\"irq_nested\"]}</script>\n", out);
+}
+
+static int write_bins(struct tw_report *r, FILE *out)
+{
+  struct b64 b = {out, {0}, 0, 0};
+  fputs("<script type=\"application/octet-stream\" id=\"tw-bin-busy\">\n", out);
+  for (size_t i = 0; i < r->nlanes; i++)
+    b64_put(&b, r->lanes[i].busy, TW_REPORT_BINS * sizeof(float));
+  b64_end(&b);
+  fputs("</script>\n<script type=\"application/octet-stream\" id=\"tw-bin-cnt\">\n", out);
+  b = (struct b64){out, {0}, 0, 0};
+  for (size_t i = 0; i < r->nlanes; i++)
+    b64_put(&b, r->lanes[i].cnt, TW_REPORT_BINS * sizeof(uint32_t));
+  b64_end(&b);
+  fputs("</script>\n", out);
+  return 0;
+}
+
+_Static_assert(sizeof(struct ev_rec) == 18 && sizeof(struct sg_rec) == 21, "packed spool records");
+
+int tw_report_write(struct tw_report *r, const struct tw_an *an, FILE *out)
+{
+  static const char marker[] = "<!--TW:DATA-->";
+  const char *tpl = (const char *)tw_report_template;
+  const char *cut = strstr(tpl, marker);
+  int rc = 0;
+  if (!cut)
+    return TW_EINVAL;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#error "the page reads the typed arrays as little-endian"
+#endif
+  fwrite(tpl, 1, (size_t)(cut - tpl), out);
+  fputs("<script type=\"application/json\" id=\"tw-summary\">", out);
+  tw_an_write_json(an, out);
+  fputs("</script>\n", out);
+  write_meta(r, an, out);
+  fflush(r->ev);
+  fflush(r->sg);
+  rc = rc ? rc : column(r, out, r->ev, sizeof(struct ev_rec), offsetof(struct ev_rec, t), 8, "tw-ev-t");
+  rc = rc ? rc : column(r, out, r->ev, sizeof(struct ev_rec), offsetof(struct ev_rec, lane), 2, "tw-ev-lane");
+  rc = rc ? rc : column(r, out, r->ev, sizeof(struct ev_rec), offsetof(struct ev_rec, code), 2, "tw-ev-code");
+  rc = rc ? rc : column(r, out, r->ev, sizeof(struct ev_rec), offsetof(struct ev_rec, olane), 2, "tw-ev-olane");
+  rc = rc ? rc : column(r, out, r->ev, sizeof(struct ev_rec), offsetof(struct ev_rec, aux), 4, "tw-ev-aux");
+  rc = rc ? rc : column(r, out, r->sg, sizeof(struct sg_rec), offsetof(struct sg_rec, t0), 8, "tw-sg-t0");
+  rc = rc ? rc : column(r, out, r->sg, sizeof(struct sg_rec), offsetof(struct sg_rec, t1), 8, "tw-sg-t1");
+  rc = rc ? rc : column(r, out, r->sg, sizeof(struct sg_rec), offsetof(struct sg_rec, lane), 2, "tw-sg-lane");
+  rc = rc ? rc : column(r, out, r->sg, sizeof(struct sg_rec), offsetof(struct sg_rec, ref), 2, "tw-sg-ref");
+  rc = rc ? rc : column(r, out, r->sg, sizeof(struct sg_rec), offsetof(struct sg_rec, state), 1, "tw-sg-state");
+  rc = rc ? rc : write_bins(r, out);
+  fputs(cut + sizeof marker - 1, out);
+  if (!rc && (ferror(out) || fflush(out) != 0))
+    rc = TW_EIO;
+  return rc;
+}
