@@ -9,10 +9,11 @@
  *   tw-summary   the analysis results, tw_an_write_json (strings escape
  *                '<', so no block can close the script early)
  *   tw-meta      lanes, event codes (name + marker), bin and detail facts
- *   tw-ev-*      detail events, columnar, little-endian typed arrays in
- *                base64: t (float64, ns from t0), lane, code, object lane
- *                (uint16), aux (uint32: index or value)
- *   tw-sg-*      detail intervals: t0, t1 (float64), lane, state, ref lane
+ *   tw-ev-*      detail events, columnar, base64: t (zigzag varint deltas,
+ *                ns from t0), lane and object lane (uint16 LE), code (one
+ *                byte: index into tw-meta's codes), aux (varint: index/value)
+ *   tw-sg-*      detail intervals: t0 (zigzag varint deltas), dur (varint),
+ *                lane, ref lane (uint16 LE), state (byte)
  *   tw-bin-*     per lane TW_REPORT_BINS busy fractions (float32) and event
  *                counts (uint32), lane after lane
  *
@@ -39,12 +40,12 @@ struct lane {
 
 #pragma pack(push, 1)
 struct ev_rec {
-  double t;
+  int64_t t;
   uint16_t lane, code, olane;
   uint32_t aux;
 };
 struct sg_rec {
-  double t0, t1;
+  int64_t t0, t1;
   uint16_t lane, ref;
   uint8_t state;
 };
@@ -62,6 +63,7 @@ struct tw_report {
   size_t hcap;
   uint8_t code_used[NCODES];
   uint8_t code_marker[NCODES];
+  uint8_t code_index[NCODES]; /* code -> position in the page's code table */
   int err;
 };
 
@@ -175,9 +177,9 @@ void tw_report_close(struct tw_report *r)
   free(r);
 }
 
-static double rel(const struct tw_report *r, uint64_t t)
+static int64_t rel(const struct tw_report *r, uint64_t t)
 {
-  return t >= r->cfg.t0 ? (double)(t - r->cfg.t0) : -(double)(r->cfg.t0 - t);
+  return t >= r->cfg.t0 ? (int64_t)(t - r->cfg.t0) : -(int64_t)(r->cfg.t0 - t);
 }
 
 static int bin_of(const struct tw_report *r, double t)
@@ -213,7 +215,7 @@ static uint16_t code_of(const struct tw_an_item *it)
 
 static void add_event(struct tw_report *r, const struct tw_an_item *it)
 {
-  double t = rel(r, it->t);
+  int64_t t = rel(r, it->t);
   uint16_t lane = lane_of(r, it->core, it->lane_kind, it->lane);
   uint16_t olane = NO_LANE;
   if (it->obj_kind >= TW_OBJ_MUTEX && it->obj_kind <= TW_OBJ_RSEM &&
@@ -221,15 +223,15 @@ static void add_event(struct tw_report *r, const struct tw_an_item *it)
     olane = lane_of(r, it->core, it->obj_kind, it->obj);
   if (lane == NO_LANE)
     return;
-  r->lanes[lane].cnt[bin_of(r, t)]++;
+  r->lanes[lane].cnt[bin_of(r, (double)t)]++;
   if (olane != NO_LANE)
-    r->lanes[olane].cnt[bin_of(r, t)]++;
+    r->lanes[olane].cnt[bin_of(r, (double)t)]++;
   uint16_t code = code_of(it);
   r->code_used[code] = 1;
   r->code_marker[code] = (uint8_t)it->marker;
   if (r->nev >= r->cfg.max_detail) {
-    if (!r->ev_over++ || t < r->detail_end)
-      r->detail_end = t;
+    if (!r->ev_over++ || (double)t < r->detail_end)
+      r->detail_end = (double)t;
     return;
   }
   uint32_t aux = it->id == TW_AN_ID_TASK_SWITCH ? it->type : it->index;
@@ -246,7 +248,7 @@ static void add_interval(struct tw_report *r, const struct tw_an_item *it)
   uint16_t lane = lane_of(r, it->core, it->lane_kind, it->lane);
   if (lane == NO_LANE)
     return;
-  double a = rel(r, it->t), b = rel(r, it->t1);
+  int64_t a = rel(r, it->t), b = rel(r, it->t1);
   uint16_t ref = NO_LANE;
   uint8_t state = (uint8_t)it->state;
   if (it->kind == TW_AN_ITEM_IRQ)
@@ -254,7 +256,7 @@ static void add_interval(struct tw_report *r, const struct tw_an_item *it)
   if (it->wait_kind && (it->state == TW_AN_BLOCKED || it->lane_kind == TW_OBJ_MUTEX))
     ref = lane_of(r, it->core, it->wait_kind, it->wait_obj);
   if (state == TW_AN_RUNNING || it->kind == TW_AN_ITEM_IRQ)
-    bin_busy(r, &r->lanes[lane], a, b);
+    bin_busy(r, &r->lanes[lane], (double)a, (double)b);
   if (r->nsg >= r->cfg.max_detail) {
     r->sg_over++;
     return;
@@ -317,18 +319,77 @@ static void b64_end(struct b64 *b)
     b64_flush3(b);
 }
 
+/* How a column is written: raw little-endian bytes, zigzag varints of the
+ * difference to the previous record's value (times), varints (small
+ * unsigned values), the varint of t1 - t0 (interval lengths), or one byte
+ * per event code (its index in the page's code table). Varints are LEB128:
+ * 7 bits per byte, low first, high bit = more. */
+enum col_enc { COL_RAW, COL_DELTA, COL_VARINT, COL_DUR, COL_CODE };
+
+static void put_varint(struct b64 *b, uint64_t v)
+{
+  uint8_t o[10];
+  size_t n = 0;
+  do {
+    o[n] = (uint8_t)(v & 0x7F);
+    v >>= 7;
+    if (v)
+      o[n] |= 0x80;
+    n++;
+  } while (v);
+  b64_put(b, o, n);
+}
+
+struct col {
+  const char *id;
+  enum col_enc enc;
+  size_t off, width, off2;
+};
+
+static void col_value(struct tw_report *r, struct b64 *b, const struct col *c, const uint8_t *p,
+                      int64_t *prev)
+{
+  int64_t x, y;
+  uint32_t u = 0;
+  uint16_t code;
+  switch (c->enc) {
+  case COL_RAW:
+    b64_put(b, p + c->off, c->width);
+    break;
+  case COL_DELTA:
+    memcpy(&x, p + c->off, 8);
+    y = x - *prev;
+    *prev = x;
+    put_varint(b, ((uint64_t)y << 1) ^ (uint64_t)(y >> 63));
+    break;
+  case COL_VARINT:
+    memcpy(&u, p + c->off, c->width);
+    put_varint(b, u);
+    break;
+  case COL_DUR:
+    memcpy(&x, p + c->off, 8);
+    memcpy(&y, p + c->off2, 8);
+    put_varint(b, y > x ? (uint64_t)(y - x) : 0);
+    break;
+  case COL_CODE:
+    memcpy(&code, p + c->off, 2);
+    b64_put(b, &r->code_index[code < NCODES ? code : 0], 1);
+    break;
+  }
+}
+
 /* One column of a spooled file as a base64 <script> block. */
-static int column(struct tw_report *r, FILE *out, FILE *spool, size_t rec, size_t off,
-                  size_t width, const char *id)
+static int column(struct tw_report *r, FILE *out, FILE *spool, size_t rec, const struct col *c)
 {
   static uint8_t buf[4096 * 32];
   size_t n, per = sizeof buf / rec;
+  int64_t prev = 0;
   struct b64 b = {out, {0}, 0, 0};
-  fprintf(out, "<script type=\"application/octet-stream\" id=\"%s\">\n", id);
+  fprintf(out, "<script type=\"application/octet-stream\" id=\"%s\">\n", c->id);
   rewind(spool);
   while ((n = fread(buf, rec, per, spool)) > 0)
     for (size_t i = 0; i < n; i++)
-      b64_put(&b, buf + i * rec + off, width);
+      col_value(r, &b, c, buf + i * rec, &prev);
   b64_end(&b);
   fputs("</script>\n", out);
   return ferror(spool) ? TW_EIO : r->err;
@@ -367,11 +428,13 @@ static void write_meta(struct tw_report *r, const struct tw_an *an, FILE *out)
     }
     fputs("\"}", out);
   }
-  fputs("],\"codes\":{", out);
+  fputs("],\"codes\":[", out);
   int first = 1;
+  unsigned idx = 0;
   for (unsigned c = 0; c < NCODES; c++) {
     if (!r->code_used[c])
       continue;
+    r->code_index[c] = (uint8_t)idx++;
     unsigned id = c / 16, type = c % 16;
     const struct tw_event_desc *d = tw_event_desc_by_id((uint16_t)id);
     const char *tn = NULL;
@@ -379,11 +442,11 @@ static void write_meta(struct tw_report *r, const struct tw_an *an, FILE *out)
       tn = type == 1 ? "EnterInt" : type == 2 ? "LeaveInt" : "switch";
     else if (d)
       tn = tw_event_enum_name(d, type);
-    fprintf(out, "%s\"%u\":[\"%s\",\"%s\",\"%s\"]", first ? "" : ",", c, d ? d->name : "?",
+    fprintf(out, "%s[\"%s\",\"%s\",\"%s\"]", first ? "" : ",", d ? d->name : "?",
             tn ? tn : "", tw_marker_name((enum tw_marker)r->code_marker[c]));
     first = 0;
   }
-  fputs("},\"states\":[\"unknown\",\"running\",\"ready\",\"blocked\",\"suspended\",\"irq\","
+  fputs("],\"states\":[\"unknown\",\"running\",\"ready\",\"blocked\",\"suspended\",\"irq\","
         "\"irq_nested\"]}</script>\n", out);
 }
 
@@ -423,16 +486,22 @@ int tw_report_write(struct tw_report *r, const struct tw_an *an, FILE *out)
   write_meta(r, an, out);
   fflush(r->ev);
   fflush(r->sg);
-  rc = rc ? rc : column(r, out, r->ev, sizeof(struct ev_rec), offsetof(struct ev_rec, t), 8, "tw-ev-t");
-  rc = rc ? rc : column(r, out, r->ev, sizeof(struct ev_rec), offsetof(struct ev_rec, lane), 2, "tw-ev-lane");
-  rc = rc ? rc : column(r, out, r->ev, sizeof(struct ev_rec), offsetof(struct ev_rec, code), 2, "tw-ev-code");
-  rc = rc ? rc : column(r, out, r->ev, sizeof(struct ev_rec), offsetof(struct ev_rec, olane), 2, "tw-ev-olane");
-  rc = rc ? rc : column(r, out, r->ev, sizeof(struct ev_rec), offsetof(struct ev_rec, aux), 4, "tw-ev-aux");
-  rc = rc ? rc : column(r, out, r->sg, sizeof(struct sg_rec), offsetof(struct sg_rec, t0), 8, "tw-sg-t0");
-  rc = rc ? rc : column(r, out, r->sg, sizeof(struct sg_rec), offsetof(struct sg_rec, t1), 8, "tw-sg-t1");
-  rc = rc ? rc : column(r, out, r->sg, sizeof(struct sg_rec), offsetof(struct sg_rec, lane), 2, "tw-sg-lane");
-  rc = rc ? rc : column(r, out, r->sg, sizeof(struct sg_rec), offsetof(struct sg_rec, ref), 2, "tw-sg-ref");
-  rc = rc ? rc : column(r, out, r->sg, sizeof(struct sg_rec), offsetof(struct sg_rec, state), 1, "tw-sg-state");
+  static const struct col evc[] = {
+    {"tw-ev-t", COL_DELTA, offsetof(struct ev_rec, t), 8, 0},
+    {"tw-ev-lane", COL_RAW, offsetof(struct ev_rec, lane), 2, 0},
+    {"tw-ev-code", COL_CODE, offsetof(struct ev_rec, code), 2, 0},
+    {"tw-ev-olane", COL_RAW, offsetof(struct ev_rec, olane), 2, 0},
+    {"tw-ev-aux", COL_VARINT, offsetof(struct ev_rec, aux), 4, 0}};
+  static const struct col sgc[] = {
+    {"tw-sg-t0", COL_DELTA, offsetof(struct sg_rec, t0), 8, 0},
+    {"tw-sg-dur", COL_DUR, offsetof(struct sg_rec, t0), 8, offsetof(struct sg_rec, t1)},
+    {"tw-sg-lane", COL_RAW, offsetof(struct sg_rec, lane), 2, 0},
+    {"tw-sg-ref", COL_RAW, offsetof(struct sg_rec, ref), 2, 0},
+    {"tw-sg-state", COL_RAW, offsetof(struct sg_rec, state), 1, 0}};
+  for (size_t i = 0; !rc && i < sizeof evc / sizeof evc[0]; i++)
+    rc = column(r, out, r->ev, sizeof(struct ev_rec), &evc[i]);
+  for (size_t i = 0; !rc && i < sizeof sgc / sizeof sgc[0]; i++)
+    rc = column(r, out, r->sg, sizeof(struct sg_rec), &sgc[i]);
   rc = rc ? rc : write_bins(r, out);
   fputs(cut + sizeof marker - 1, out);
   if (!rc && (ferror(out) || fflush(out) != 0))
