@@ -5,3 +5,4 @@ set -euo pipefail
 b=${1:-build}
 "$b/bench/bench_decode" 512
 "$b/bench/bench_logger"   # ring put vs LTTng-UST tracepoint (starts its own session)
+"$b/bench/bench_analysis" 10000000   # analyses and the HTML report on a 10M-event trace vs decode+model

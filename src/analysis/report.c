@@ -51,7 +51,17 @@ struct sg_rec {
 };
 #pragma pack(pop)
 
+struct b64 {
+  FILE *f;
+  uint8_t in[3];
+  int n;
+  unsigned col;
+  size_t len;
+  char out[1 << 16];
+};
+
 struct tw_report {
+  struct b64 b64;            /* the output encoder's buffer */
   struct tw_report_cfg cfg;
   double bin_w;
   FILE *ev, *sg;
@@ -278,29 +288,30 @@ void tw_report_item(void *ctx, const struct tw_an_item *it)
 
 /* ---- writing ------------------------------------------------------------------ */
 
-struct b64 {
-  FILE *f;
-  uint8_t in[3];
-  int n;
-  unsigned col;
-};
+static void b64_drain(struct b64 *b)
+{
+  fwrite(b->out, 1, b->len, b->f);
+  b->len = 0;
+}
 
 static void b64_flush3(struct b64 *b)
 {
   static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  char o[4];
   uint32_t v = (uint32_t)b->in[0] << 16 | (uint32_t)b->in[1] << 8 | b->in[2];
+  char *o = b->out + b->len;
   o[0] = tab[v >> 18 & 63];
   o[1] = tab[v >> 12 & 63];
   o[2] = b->n > 1 ? tab[v >> 6 & 63] : '=';
   o[3] = b->n > 2 ? tab[v & 63] : '=';
-  fwrite(o, 1, 4, b->f);
+  b->len += 4;
   if ((b->col += 4) >= 120) {
-    fputc('\n', b->f);
+    b->out[b->len++] = '\n';
     b->col = 0;
   }
+  if (b->len > sizeof b->out - 8)
+    b64_drain(b);
   b->n = 0;
-  memset(b->in, 0, 3);
+  b->in[0] = b->in[1] = b->in[2] = 0;
 }
 
 static void b64_put(struct b64 *b, const void *p, size_t n)
@@ -317,6 +328,16 @@ static void b64_end(struct b64 *b)
 {
   if (b->n)
     b64_flush3(b);
+  b64_drain(b);
+}
+
+static void b64_init(struct b64 *b, FILE *f)
+{
+  b->f = f;
+  b->n = 0;
+  b->col = 0;
+  b->len = 0;
+  memset(b->in, 0, sizeof b->in);
 }
 
 /* How a column is written: raw little-endian bytes, zigzag varints of the
@@ -381,16 +402,17 @@ static void col_value(struct tw_report *r, struct b64 *b, const struct col *c, c
 /* One column of a spooled file as a base64 <script> block. */
 static int column(struct tw_report *r, FILE *out, FILE *spool, size_t rec, const struct col *c)
 {
-  static uint8_t buf[4096 * 32];
+  static uint8_t buf[4096 * 32]; /* one report at a time (report.h) */
   size_t n, per = sizeof buf / rec;
   int64_t prev = 0;
-  struct b64 b = {out, {0}, 0, 0};
+  struct b64 *b = &r->b64;
+  b64_init(b, out);
   fprintf(out, "<script type=\"application/octet-stream\" id=\"%s\">\n", c->id);
   rewind(spool);
   while ((n = fread(buf, rec, per, spool)) > 0)
     for (size_t i = 0; i < n; i++)
-      col_value(r, &b, c, buf + i * rec, &prev);
-  b64_end(&b);
+      col_value(r, b, c, buf + i * rec, &prev);
+  b64_end(b);
   fputs("</script>\n", out);
   return ferror(spool) ? TW_EIO : r->err;
 }
@@ -452,16 +474,17 @@ static void write_meta(struct tw_report *r, const struct tw_an *an, FILE *out)
 
 static int write_bins(struct tw_report *r, FILE *out)
 {
-  struct b64 b = {out, {0}, 0, 0};
+  struct b64 *b = &r->b64;
+  b64_init(b, out);
   fputs("<script type=\"application/octet-stream\" id=\"tw-bin-busy\">\n", out);
   for (size_t i = 0; i < r->nlanes; i++)
-    b64_put(&b, r->lanes[i].busy, TW_REPORT_BINS * sizeof(float));
-  b64_end(&b);
+    b64_put(b, r->lanes[i].busy, TW_REPORT_BINS * sizeof(float));
+  b64_end(b);
   fputs("</script>\n<script type=\"application/octet-stream\" id=\"tw-bin-cnt\">\n", out);
-  b = (struct b64){out, {0}, 0, 0};
+  b64_init(b, out);
   for (size_t i = 0; i < r->nlanes; i++)
-    b64_put(&b, r->lanes[i].cnt, TW_REPORT_BINS * sizeof(uint32_t));
-  b64_end(&b);
+    b64_put(b, r->lanes[i].cnt, TW_REPORT_BINS * sizeof(uint32_t));
+  b64_end(b);
   fputs("</script>\n", out);
   return 0;
 }
