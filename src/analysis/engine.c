@@ -665,8 +665,8 @@ static void sync_event(struct tw_an *a, int core, const struct tw_an_ev *ev,
     note_release(c, t, ev->t);
     if (t->state == TW_AN_BLOCKED)
       unblock(a, core, t, ev->t);
-    else if (t->state != TW_AN_RUNNING)
-      set_state(a, core, t, TW_AN_READY, ev->t);
+    else if (t->state != TW_AN_RUNNING && t->state != TW_AN_READY)
+      set_state(a, core, t, TW_AN_READY, ev->t); /* a ready task stays ready since earlier */
     break;
   case TW_MARKER_UP_BLOCK: case TW_MARKER_DOWN_BLOCK: case TW_MARKER_WAIT:
     block(a, core, t, k->obj_kind, ev->obj, ev->t);

@@ -366,7 +366,10 @@ void tw_an_write_text(const struct tw_an *a, FILE *f)
               nm(a, TW_OBJ_IRQ, q->irq, b, sizeof b), pct(q->cpu_ns, dur), q->count, q->nested);
       thist(f, "duration", q->dur);
     }
-    thist(f, "irq->task latency", c->latency);
+    if (c->latency && c->latency->n) {
+      fprintf(f, "  interrupt -> released task running:\n");
+      thist(f, "latency", c->latency);
+    }
   }
   uint32_t *rank;
   size_t n = ranked_mutexes(a, &rank);
