@@ -42,7 +42,7 @@ extern "C" {
  * 1/(2*TW_HIST_SUB) = 3.1% of the exact value; values below 2*TW_HIST_SUB
  * are exact. min, max, mean and count are exact. Fixed size (5 KiB). */
 #define TW_HIST_SUB 16
-#define TW_HIST_EXP 42 /* up to 2^42 ns (73 min); larger values count in the top bucket */
+#define TW_HIST_EXP 42 /* buckets up to 2^45 ns (9.7 h); larger values count in the top one */
 struct tw_hist {
   uint64_t n, min, max;
   double sum;
