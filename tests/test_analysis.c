@@ -319,6 +319,53 @@ static void test_hist_accuracy(void **state)
   assert_int_equal(tw_hist_pct(&small, 100), 20);
 }
 
+static struct tw_an_ev ev(uint64_t t_us, uint16_t id, uint16_t task, uint32_t obj, uint32_t type)
+{
+  struct tw_an_ev e = {t_us * US, id, task, obj, type, 0, NULL, 0};
+  return e;
+}
+
+/* The engine fed directly: two cores kept apart, a timestamp that steps
+ * back is held (no negative intervals), an unmatched LeaveInt is counted. */
+static void test_engine_direct(void **state)
+{
+  (void)state;
+  struct tw_an *a;
+  assert_int_equal(tw_an_create(&a, NULL), 0);
+  const struct tw_an_ev c0[] = {
+    ev(100, 4, TW_AN_NO_TASK, 0, 1), ev(150, 5, 1, 1, 0),   /* task 1 locks mutex 1 */
+    ev(200, 4, TW_AN_NO_TASK, 0, 2), ev(210, 5, 2, 1, 4),   /* task 2 blocks on it */
+    ev(190, 4, TW_AN_NO_TASK, 0, 1),                        /* back in time: held at 210 */
+    ev(300, 5, 1, 1, 1), ev(301, 5, 2, 1, 0),               /* unlock, handover */
+    ev(302, 4, TW_AN_NO_TASK, 0, 2), ev(310, 4, TW_AN_NO_TASK, 0, 0xFFFF)};
+  const struct tw_an_ev c1[] = {ev(50, 4, TW_AN_NO_TASK, 0, 7), ev(80, 4, TW_AN_NO_TASK, 0, 8)};
+  for (size_t i = 0; i < sizeof c0 / sizeof c0[0]; i++)
+    tw_an_event(a, 0, &c0[i]);
+  for (size_t i = 0; i < sizeof c1 / sizeof c1[0]; i++)
+    tw_an_event(a, 1, &c1[i]);
+  tw_an_finish(a);
+  struct tw_an_core_stats c;
+  assert_int_equal(tw_an_ncores(a), 2);
+  assert_int_equal(tw_an_core(a, 0, &c), 0);
+  assert_int_equal(c.switches, 4);
+  assert_int_equal(c.t1, 310 * US);
+  assert_int_equal(tw_an_core(a, 1, &c), 0);
+  assert_int_equal(c.switches, 2);
+  struct tw_an_task_stats t1, t2;
+  assert_int_equal(tw_an_task(a, 0, 1, &t1), 0);
+  assert_int_equal(tw_an_task(a, 0, 2, &t2), 0);
+  assert_int_equal(t1.cpu_ns + t2.cpu_ns, 210 * US); /* 100..310, nothing negative */
+  assert_int_equal(tw_an_task(a, 1, 1, &t1), -1);   /* core 1 has its own tasks */
+  struct tw_an_obj_stats o;
+  assert_int_equal(tw_an_obj(a, TW_OBJ_MUTEX, 1, &o), 0);
+  assert_int_equal(o.wait->n, 1);
+  assert_int_equal(o.wait->max, 91 * US);             /* blocked 210 .. handed over 301 */
+  assert_int_equal(o.hold->n, 1);
+  assert_int_equal(o.hold->max, 150 * US);
+  assert_int_equal(tw_an_nfindings(a), 0);            /* no priorities: no inversion */
+  tw_an_destroy(a);
+}
+
 /* The same plugin as a shared library, through `tracewire run`'s session. */
 static void test_plugin_library(void **state)
 {
@@ -366,6 +413,7 @@ int main(void)
     cmocka_unit_test(test_starvation_threshold),
     cmocka_unit_test(test_planted_deadlock),
     cmocka_unit_test(test_hist_accuracy),
+    cmocka_unit_test(test_engine_direct),
     cmocka_unit_test(test_plugin_library),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -94,7 +94,7 @@ struct tw_an {
   void *obs_ctx;
   struct an_kind kinds[TW_AN_ID_LAST_RTOS + 1];
   struct an_core *cores;
-  size_t ncores;
+  size_t ncores, ncores_cap; /* cores 0..ncores-1 (some maybe unused) */
   struct an_obj *objs[TW_OBJ_COUNT];
   size_t nobjs[TW_OBJ_COUNT];
   struct an_name *names[TW_OBJ_COUNT];

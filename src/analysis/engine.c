@@ -107,10 +107,11 @@ struct an_core *tw__an_core(struct tw_an *a, int core)
   if (core < 0 || core > 255)
     return NULL;
   if ((size_t)core >= a->ncores) {
-    struct an_core *c = grow(a->cores, &a->ncores, (size_t)core + 1, sizeof *c);
+    struct an_core *c = grow(a->cores, &a->ncores_cap, (size_t)core + 1, sizeof *c);
     if (!c)
       return NULL;
     a->cores = c;
+    a->ncores = (size_t)core + 1;
   }
   struct an_core *c = &a->cores[core];
   if (!c->used) {
@@ -742,20 +743,22 @@ static void item_for_event(struct tw_an *a, int core, const struct tw_an_ev *ev,
   emit(a, &it);
 }
 
-void tw_an_event(struct tw_an *a, int core, const struct tw_an_ev *ev)
+void tw_an_event(struct tw_an *a, int core, const struct tw_an_ev *in)
 {
   if (a->finished)
     return;
   struct an_core *c = tw__an_core(a, core);
   if (!c)
     return;
-  if (!c->events++) {
-    c->t0 = c->last_t = ev->t;
-  }
-  if (ev->t < c->last_t) {
+  struct tw_an_ev e = *in;
+  const struct tw_an_ev *ev = &e;
+  if (!c->events++)
+    c->t0 = c->last_t = c->t1 = e.t;
+  if (e.t < c->t1) { /* the decoder passes backward steps through: hold time still */
     c->backwards++;
+    e.t = c->t1;
   }
-  c->t1 = ev->t > c->t1 ? ev->t : c->t1;
+  c->t1 = e.t;
   if (c->pending_loss_n) {
     for (int i = 0; i < TW_AN_NCAUSES; i++)
       if (c->pending_loss[i])

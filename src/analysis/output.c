@@ -132,10 +132,11 @@ static void jcore(FILE *f, const struct tw_an *a, size_t ci)
              ",\"events\":%" PRIu64 ",\"context_switches\":%" PRIu64
              ",\"switch_rate_hz\":%.3f,\"isr_ns\":%" PRIu64 ",\"isr_pct\":%.3f"
              ",\"untraced_ns\":%" PRIu64 ",\"max_nesting\":%d,\"window_ns\":%" PRIu64
-             ",\"unmatched_leave\":%" PRIu64 ",\"release_latency\":",
+             ",\"unmatched_leave\":%" PRIu64 ",\"time_backwards\":%" PRIu64
+             ",\"release_latency\":",
           c->t0, c->t1, dur, c->events, c->switches,
           dur ? (double)c->switches * 1e9 / (double)dur : 0.0, c->isr_ns, pct(c->isr_ns, dur),
-          c->unknown_ns, c->max_nesting, c->win_w, c->unmatched);
+          c->unknown_ns, c->max_nesting, c->win_w, c->unmatched, c->backwards);
   jhist(f, c->latency, 1);
   fputs(",\"switches_per_window\":[", f);
   for (unsigned i = 0; i < nwin(c); i++)
