@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Run every benchmark of a build against the peers it is compared with (one line per
+# Run every benchmark against the peers it is compared with (one line per
 # benchmark). Usage: bench/run.sh <builddir>
 set -euo pipefail
 b=${1:-build}
-"$b/bench/bench_decode" 512
 "$b/bench/bench_logger"   # ring put vs LTTng-UST tracepoint (starts its own session)
+"$b/bench/bench_decode" 512
+"$b/bench/bench_mti" 20   # MTI dispatch per delivered event vs a direct call
 "$b/bench/bench_analysis" 10000000   # analyses and the HTML report on a 10M-event trace vs decode+model

@@ -123,8 +123,11 @@ static void test_etrunc_every_prefix(void **state)
   struct tw_pkt p;
   for (size_t i = 0; i < NTYPES; i++) {
     size_t len = make_pkt(b, decoded_types[i], 3);
-    for (size_t k = 0; k < len; k++)
+    for (size_t k = 0; k < len; k++) {
       assert_int_equal(parse_exact(b, k, 0, &p), TW_ETRUNC);
+      if (k >= 4) /* a stream reader learns how much to wait for */
+        assert_int_equal(p.length, len);
+    }
   }
   assert_int_equal(tw_pkt_parse(b, 0, 0, &p), TW_ETRUNC);
 }

@@ -292,6 +292,34 @@ static void test_address_wraps(void **state)
   assert_false(ra.complete);
 }
 
+/* max_rec_bytes is rounded down to whole words and clamped to the
+ * encoder's scratch record (TW_CFG_SNAP_MAX_REC_BYTES). */
+static void test_record_size_limits(void **state)
+{
+  (void)state;
+  fill();
+  static struct sink s;
+  memset(&s, 0, sizeof s);
+  assert_int_equal(tw_snapshot_encode(collect, &s, 0, NULL, 0, 0, 1, 1, 0, 0, 1, 0, 0, data, 100, 63), 0);
+  for (int i = 0; i < s.n; i++)
+    assert_true(s.len[i] <= 60);
+  assert_int_equal(s.n, 4); /* 28 data bytes per 60-byte record */
+  memset(&s, 0, sizeof s);
+  assert_int_equal(tw_snapshot_encode(collect, &s, 0, NULL, 1, 0, 1, 1, 0, 0, 1, 0, 0, data, 1000,
+                                      TW_REC_MAX_BYTES), 0);
+  for (int i = 0; i < s.n; i++)
+    assert_true(s.len[i] <= TW_CFG_SNAP_MAX_REC_BYTES);
+  assert_int_equal(s.len[0], TW_CFG_SNAP_MAX_REC_BYTES);
+  /* the smallest record that carries data: header + one word */
+  memset(&s, 0, sizeof s);
+  assert_int_equal(tw_snapshot_encode(collect, &s, 0, NULL, 0, 0, 1, 1, 0, 0, 1, 0, 0, data, 9, 36), 0);
+  assert_int_equal(s.n, 3);
+  struct tw_record r;
+  parse(&s, 2, &r);
+  assert_int_equal(r.snap.this_len, 1);
+  assert_int_equal(r.snap.address, 8);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -303,6 +331,7 @@ int main(void)
     cmocka_unit_test(test_empty_snapshot_and_encode_errors),
     cmocka_unit_test(test_big_endian_snapshot),
     cmocka_unit_test(test_address_wraps),
+    cmocka_unit_test(test_record_size_limits),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -21,6 +21,7 @@
 #include "tracewire/host/cmd_client.h"
 #include "tracewire/host/sys.h"
 #include "tracewire/host/trace_file.h"
+#include "tracewire/events_gen.h"
 #include "tracewire/error.h"
 
 void tw_cli_record_help(FILE *f)
@@ -53,6 +54,7 @@ struct rec {
   struct tw_cmd_client cmd;
   const char *out;
   int write_failed, tty;
+  int target_stopped;       /* TRACE_STOP seen: the target stopped itself */
   unsigned long long events;
 };
 
@@ -67,8 +69,10 @@ static void tap(void *ctx, const void *bytes, size_t n)
 
 static int count_event(void *ctx, const struct tw_event *ev)
 {
-  (void)ev;
-  ((struct rec *)ctx)->events++;
+  struct rec *R = ctx;
+  R->events++;
+  if (ev->module == TW_MOD_CONTROL && ev->desc->id == TW_EV_TRACE_STOP)
+    R->target_stopped = 1;
   return 0;
 }
 
@@ -280,7 +284,7 @@ int tw_cli_record(int argc, char **argv)
       last_status = now;
     }
   }
-  if (commands && !ended && !R.write_failed)
+  if (commands && !ended && !R.write_failed && !R.target_stopped)
     stop_target(&R);
   if (R.tty)
     fputs("\r\033[K", stderr);

@@ -136,7 +136,9 @@ static inline void tw__setf(uint32_t *be, unsigned shift, unsigned bits, uint32_
 }
 
 /* Every field of every header type, as (word, shift, bits). One line each;
- * the get/set pairs below and the compat macros are expanded from it. */
+ * the tw_pkt_get_<field>/tw_pkt_set_<field> pairs below are expanded from
+ * it (tracewire/compat/uia.h wraps those). Setters mask the value to the
+ * field's width and leave every other bit alone. */
 #define TW_PKT_FIELDS(XX)                                          \
   XX(hdr_type,        word1, 28,  4) /* all types */                \
   XX(endian,          word1, 27,  1) /* all but InvalidData */      \
@@ -218,7 +220,10 @@ struct tw_pkt {
  *   TW_ETOOBIG   length exceeds max_len or the type's maximum
  * Checked in that order after ETRUNC for a missing word 1: EHDRTYPE,
  * EALIGN, ESHORT, ETOOBIG, ETRUNC, ERESERVED, EFOOTER. Nothing outside
- * buf[0..len) is read. out is unspecified on error.
+ * buf[0..len) is read. On TW_ETRUNC with len >= 4 (and a decodable
+ * type), out->length is the length the header announces: the bytes a
+ * stream reader must have before parsing again. Otherwise out is
+ * unspecified on error.
  * InvalidData padding parses as a packet with no footer and no payload. */
 int tw_pkt_parse(const uint8_t *buf, size_t len, size_t max_len, struct tw_pkt *out);
 

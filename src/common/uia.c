@@ -152,6 +152,7 @@ int tw_pkt_parse(const uint8_t *buf, size_t len, size_t max_len, struct tw_pkt *
   if (!hbytes)
     return TW_EHDRTYPE;
   uint32_t length = tw_pkt_get_length(&out->hdr);
+  out->length = length; /* on TW_ETRUNC: what a stream reader waits for */
   int rc = check_pkt_length(type, length, len, max_len);
   if (rc)
     return rc;

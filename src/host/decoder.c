@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tracewire/host/decoder.h"
+#include "tracewire/events_gen.h"
 #include "tracewire/error.h"
 
 #define NAME_MAX_BYTES 64   /* longer names are cut (docs/host.md) */
@@ -520,7 +521,7 @@ static void control(struct tw_decoder *d, int si, struct tw_event *ev)
 {
   struct stream *s = &d->streams[si];
   switch (ev->id) {
-  case 0x102: /* SYNC */
+  case TW_EV_SYNC:
     if (ev->values[0] && ev->values[0] != s->st.freq_hz) {
       stream_set_freq(s, ev->values[0]);
       ev->time_ns = to_ns(s, ev->ticks);
@@ -528,17 +529,17 @@ static void control(struct tw_decoder *d, int si, struct tw_event *ev)
       s->freq_known = 1;
     }
     break;
-  case 0x103: /* DROPS */
+  case TW_EV_DROPS:
     s->st.ring_drops += ev->values[0];
     s->pending_drops = ev->values[0];
     diag(d, TW_DIAG_RING_DROPS, 0, si, ev->values[0], 0,
          "target ring overflow: %u events dropped", ev->values[0]);
     break;
-  case 0x104: /* NAME */
+  case TW_EV_NAME:
     if (ev->nvalues >= 3)
       name_set(d, si, ev->endpoint, ev->values[0], ev->values[2], ev->str ? ev->str : "", ev->str_len);
     break;
-  case 0x105: /* CUSTOM_DECL */
+  case TW_EV_CUSTOM_DECL:
     if (ev->str)
       custom_declare(d, si, ev);
     break;

@@ -103,6 +103,32 @@ struct tw__mti_source_spec {
   int marker_field; /* index of the marker field, -1 */
   size_t layout_size;
   uint32_t offsets[TW__MTI_MAX_FIELDS];
+  /* Resolved once so the hot path never compares names (mti_state.c):
+   * marker-field value -> enum index for small values, and per enum index
+   * what it does to its object and to its task. */
+  int8_t enum_of_value[32];
+  uint8_t obj_act[256];
+  uint8_t task_act[256];
+};
+
+/* One step of filling a record from a struct tw_event, precomputed from
+ * the union of the active classes' masks (tw__mti_source_refresh). */
+enum mti_op { MTI_OP_U8, MTI_OP_U16, MTI_OP_U32, MTI_OP_U64, MTI_OP_TIME, MTI_OP_SEQ,
+              MTI_OP_STRING };
+struct mti_fill_op {
+  uint32_t off;
+  uint8_t op;
+  uint8_t src;   /* index into ev->values */
+  uint16_t field;
+};
+
+/* One callback to make for an event: the flattened (class, callback) list
+ * of a source, so delivery is one loop. */
+struct mti_call {
+  MTI_CallbackT fn;
+  void *user;
+  const MTI_EventClass *ec;
+  MTI_EventClassId id;
 };
 
 struct mti_source {
@@ -120,8 +146,20 @@ struct mti_source {
   uint32_t **c32;
   size_t n32;
   bool hot;
+  MTI_FieldMask fill_mask; /* fields some active class selects */
+  int nops;
+  struct mti_fill_op ops[TW__MTI_MAX_FIELDS];
+  struct mti_call *calls;
+  size_t ncalls;
   uint8_t *record; /* spec->layout_size bytes, 8-aligned */
 };
+
+#define MTI_GATE_STOPPED 0x01u
+#define MTI_GATE_IN_FEED 0x02u
+
+#define MTI_F_HOT 0x01u   /* counters or classes with callbacks */
+#define MTI_F_STATE 0x02u /* the event changes the model state */
+#define MTI_F_NAME 0x04u  /* a NAME event: names are kept even untracked */
 
 /* Per-component model state for the dump_state sources. */
 enum mti_task_state { MTI_TASK_UNKNOWN, MTI_TASK_RUNNING, MTI_TASK_READY, MTI_TASK_BLOCKED };
@@ -136,6 +174,7 @@ struct mti_component {
   uint16_t stream, endpoint, instance;
   char *path;
   struct mti_source **sources;
+  uint8_t *flags; /* per source: MTI_F_*, the hot path's one load */
   int nsources;
   struct mti_source *tasks_src, *mutexes_src, *sems_src;
   /* state, indexed by object number */
@@ -146,6 +185,10 @@ struct mti_component {
   struct mti_sem *sems;
   size_t nsems;
   int32_t running; /* task number, -1 */
+  /* The model state is kept from the moment an event class exists on one of
+   * the dump_state sources: before that nobody can ask for it, and skipping
+   * it keeps the event path short for plugins that never do. */
+  bool track;
 };
 
 struct mti_name {
@@ -174,7 +217,7 @@ struct tw_mti_system {
   char **old_names; /* replaced by a rename; plugins may still hold them */
   size_t nold_names;
   bool running;
-  bool in_feed;
+  uint8_t gate; /* MTI_GATE_*: feed's one test for both */
   bool have_first_endpoint;
   uint16_t first_endpoint;
   uint64_t unknown;
@@ -196,13 +239,14 @@ void tw__mti_spec_layout(struct tw__mti_source_spec *spec);
 struct mti_source *tw__mti_source_new(struct mti_component *comp,
                                       const struct tw__mti_source_spec *spec, int index);
 void tw__mti_source_free(struct mti_source *src);
-void tw__mti_source_dispatch(struct mti_source *src, const struct tw_event *ev);
 void tw__mti_record_fill_given(const struct mti_source *src, uint8_t *rec,
                                const struct tw__mti_val *vals);
 void tw__mti_source_emit(struct mti_source *src, const struct tw__mti_val *vals);
 void tw__mti_source_refresh(struct mti_source *src);
+void tw__mti_flags_update(struct mti_source *src);
 
 /* mti_state.c */
+void tw__mti_spec_actions(struct tw__mti_source_spec *spec);
 void tw__mti_state_update(struct mti_component *comp, const struct mti_source *src,
                           const struct tw_event *ev);
 MTI_Status tw__mti_state_dump(struct mti_class *cls, MTI_CallbackT cb, void *user);
@@ -214,6 +258,7 @@ int tw__mti_name_set(struct tw_mti_system *sys, uint16_t endpoint, int kind,
 void tw__mti_names_free(struct tw_mti_system *sys);
 
 /* mti_system.c */
+int tw__mti_source_index(const struct tw_mti_system *sys, uint16_t id);
 int tw__mti_class_register_id(struct tw_mti_system *sys, struct mti_class *cls);
 
 /* mti_plugin.c */

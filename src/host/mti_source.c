@@ -98,6 +98,7 @@ struct tw__mti_source_spec *tw__mti_spec_from_desc(const struct tw_event_desc *d
   add_field(s, "seq", "Event sequence number in its stream", MTI_UNSIGNED_INT, 4,
             TW_OBJ_NONE, MTI_FILL_SEQ, 0);
   s->role = role_of(d, s);
+  tw__mti_spec_actions(s);
   tw__mti_spec_layout(s);
   return s;
 }
@@ -153,6 +154,7 @@ struct tw__mti_source_spec *tw__mti_spec_dump(enum mti_kind kind)
     return NULL;
   }
 #undef F
+  tw__mti_spec_actions(s);
   tw__mti_spec_layout(s);
   return s;
 }
@@ -266,6 +268,7 @@ static size_t class_value_offset(const MTI_EventClass *self, MTI_ValueIndex vidx
 }
 
 static bool sys_running(const struct mti_source *src) { return src->comp->sys->running; }
+static int reserve_call(struct mti_source *s);
 
 static MTI_Status class_register(MTI_EventClass *self, MTI_CallbackT fn, void *user)
 {
@@ -277,6 +280,8 @@ static MTI_Status class_register(MTI_EventClass *self, MTI_CallbackT fn, void *u
   for (size_t i = 0; i < c->ncbs; i++)
     if (c->cbs[i].fn == fn && c->cbs[i].user == user)
       return MTI_PARAMETER_INVALID;
+  if (reserve_call(c->src) < 0)
+    return MTI_ERROR;
   if (c->ncbs == c->capcbs) {
     size_t cap = c->capcbs ? c->capcbs * 2 : 4;
     struct mti_callback *n = realloc(c->cbs, cap * sizeof *n);
@@ -397,6 +402,11 @@ static MTI_EventClass *source_create_class(const MTI_TraceSource *self, MTI_Fiel
   s->classes = grown;
   if (!(c = class_new(s, mask)))
     return NULL;
+  if (s->spec->kind != MTI_SRC_EVENT && !s->comp->track) {
+    s->comp->track = true;
+    for (int i = 0; i < s->comp->nsources; i++)
+      tw__mti_flags_update(s->comp->sources[i]);
+  }
   s->classes[s->nclasses++] = c;
   return &c->base;
 }
@@ -480,6 +490,7 @@ void tw__mti_source_free(struct mti_source *s)
   }
   free(s->classes);
   free(s->active);
+  free(s->calls);
   free(s->c64);
   free(s->c32);
   free(s->fields);
@@ -487,106 +498,85 @@ void tw__mti_source_free(struct mti_source *s)
   free(s);
 }
 
+static void build_ops(struct mti_source *s)
+{
+  s->nops = 0;
+  for (MTI_FieldMask m = s->fill_mask; m; m &= m - 1) {
+    int i = __builtin_ctz(m);
+    const struct tw__mti_field_spec *f = &s->spec->fields[i];
+    struct mti_fill_op *op = &s->ops[s->nops];
+    op->off = s->spec->offsets[i];
+    op->src = f->src_index;
+    op->field = (uint16_t)i;
+    switch (f->fill) {
+    case MTI_FILL_VALUE:
+      op->op = f->size == 1 ? MTI_OP_U8 : f->size == 2 ? MTI_OP_U16
+             : f->size == 4 ? MTI_OP_U32 : MTI_OP_U64;
+      break;
+    case MTI_FILL_STRING: op->op = MTI_OP_STRING; break;
+    case MTI_FILL_TIME: op->op = MTI_OP_TIME; break;
+    case MTI_FILL_SEQ: op->op = MTI_OP_SEQ; break;
+    default: continue; /* GIVEN: dump sources are filled from values */
+    }
+    s->nops++;
+  }
+}
+
+static void build_calls(struct mti_source *s)
+{
+  s->ncalls = 0;
+  for (size_t i = 0; i < s->nactive; i++) {
+    const struct mti_class *c = s->active[i];
+    for (size_t k = 0; k < c->ncbs; k++)
+      s->calls[s->ncalls++] = (struct mti_call){c->cbs[k].fn, c->cbs[k].user, &c->base, c->id};
+  }
+}
+
+/* Room for one more callback in the source's delivery lists, taken before a
+ * registration changes anything, so refreshing them cannot fail. */
+static int reserve_call(struct mti_source *s)
+{
+  size_t n = 1;
+  struct mti_call *calls;
+  struct mti_class **active;
+  for (size_t i = 0; i < s->nclasses; i++)
+    n += s->classes[i]->ncbs;
+  if (!(calls = realloc(s->calls, n * sizeof *calls)))
+    return -1;
+  s->calls = calls;
+  if (!(active = realloc(s->active, (s->nclasses ? s->nclasses : 1) * sizeof *active)))
+    return -1;
+  s->active = active;
+  return 0;
+}
+
 /* Rebuilds the list of classes with callbacks; only called while stopped. */
 void tw__mti_source_refresh(struct mti_source *s)
 {
-  struct mti_class **a = realloc(s->active, (s->nclasses ? s->nclasses : 1) * sizeof *a);
-  if (a)
-    s->active = a;
   s->nactive = 0;
-  for (size_t i = 0; a && i < s->nclasses; i++)
-    if (s->classes[i]->ncbs)
+  s->fill_mask = 0;
+  for (size_t i = 0; i < s->nclasses; i++) {
+    if (s->classes[i]->ncbs) {
       s->active[s->nactive++] = s->classes[i];
-  s->hot = s->nactive || s->n64 || s->n32;
-}
-
-/* ---- dispatch ------------------------------------------------------------------ */
-
-static void put_uint(uint8_t *p, uint64_t v, unsigned size)
-{
-  switch (size) {
-  case 1: { uint8_t x = (uint8_t)v; memcpy(p, &x, 1); break; }
-  case 2: { uint16_t x = (uint16_t)v; memcpy(p, &x, 2); break; }
-  case 4: { uint32_t x = (uint32_t)v; memcpy(p, &x, 4); break; }
-  default: memcpy(p, &v, size < 8 ? size : 8); break;
-  }
-}
-
-static void put_var(uint8_t *p, const struct tw__mti_field_spec *f, const char *s, size_t len)
-{
-  MTI_EventFieldType_Size n = (MTI_EventFieldType_Size)(len < f->max_size ? len : f->max_size);
-  memcpy(p - sizeof n, &n, sizeof n);
-  if (n)
-    memcpy(p, s, n);
-  if (f->type == MTI_STRING)
-    p[n] = 0;
-}
-
-static void fill_from_event(const struct mti_source *s, uint8_t *rec, const struct tw_event *ev)
-{
-  const struct tw__mti_source_spec *spec = s->spec;
-  for (int i = 0; i < spec->nfields; i++) {
-    const struct tw__mti_field_spec *f = &spec->fields[i];
-    uint8_t *p = rec + spec->offsets[i];
-    switch (f->fill) {
-    case MTI_FILL_VALUE: put_uint(p, ev->values[f->src_index], f->size); break;
-    case MTI_FILL_STRING: put_var(p, f, ev->str, ev->str ? ev->str_len : 0); break;
-    case MTI_FILL_TIME: put_uint(p, ev->time_ns, 8); break;
-    case MTI_FILL_SEQ: put_uint(p, ev->seq, 4); break;
-    case MTI_FILL_GIVEN: break;
+      s->fill_mask |= s->classes[i]->mask;
     }
   }
+  s->hot = s->nactive || s->n64 || s->n32;
+  build_ops(s);
+  build_calls(s);
+  tw__mti_flags_update(s);
 }
 
-void tw__mti_record_fill_given(const struct mti_source *s, uint8_t *rec,
-                               const struct tw__mti_val *vals)
+/* The component's per-source flags follow hot, track and role. */
+void tw__mti_flags_update(struct mti_source *s)
 {
-  const struct tw__mti_source_spec *spec = s->spec;
-  for (int i = 0; i < spec->nfields; i++) {
-    const struct tw__mti_field_spec *f = &spec->fields[i];
-    uint8_t *p = rec + spec->offsets[i];
-    if (f->size == 0)
-      put_var(p, f, vals[i].s, vals[i].s ? vals[i].len : 0);
-    else
-      put_uint(p, vals[i].u, f->size);
-  }
-}
-
-static void deliver(struct mti_source *s)
-{
-  MTI_EventRecord *rec = (MTI_EventRecord *)(void *)s->record;
-  for (size_t i = 0; i < s->nactive; i++) {
-    const struct mti_class *c = s->active[i];
-    rec->event_class_id = c->id;
-    for (size_t k = 0; k < c->ncbs; k++)
-      c->cbs[k].fn(c->cbs[k].user, &c->base, rec);
-  }
-}
-
-static void count(struct mti_source *s)
-{
-  for (size_t i = 0; i < s->n64; i++)
-    ++*s->c64[i];
-  for (size_t i = 0; i < s->n32; i++)
-    ++*s->c32[i];
-}
-
-void tw__mti_source_dispatch(struct mti_source *s, const struct tw_event *ev)
-{
-  count(s);
-  if (s->nactive) {
-    fill_from_event(s, s->record, ev);
-    deliver(s);
-  }
-}
-
-void tw__mti_source_emit(struct mti_source *s, const struct tw__mti_val *vals)
-{
-  if (!s || !s->hot)
-    return;
-  count(s);
-  if (s->nactive) {
-    tw__mti_record_fill_given(s, s->record, vals);
-    deliver(s);
-  }
+  struct mti_component *c = s->comp;
+  enum mti_role role = s->spec->role;
+  uint8_t f = s->hot ? MTI_F_HOT : 0;
+  if (role == MTI_ROLE_NAME)
+    f |= MTI_F_NAME;
+  else if (role != MTI_ROLE_NONE && c->track)
+    f |= MTI_F_STATE;
+  if (c->flags && s->index < c->nsources)
+    c->flags[s->index] = f;
 }

@@ -123,7 +123,7 @@ static void *grow_to(void *arr, size_t *n, size_t want, size_t elem)
   return a;
 }
 
-static struct mti_task *task_at(struct mti_component *c, uint32_t t)
+static struct mti_task *task_grow(struct mti_component *c, uint32_t t)
 {
   struct mti_task *a;
   if (t >= NO_TASK - 1) /* EnterInt / LeaveInt, not tasks */
@@ -134,9 +134,17 @@ static struct mti_task *task_at(struct mti_component *c, uint32_t t)
   return &a[t];
 }
 
+static inline struct mti_task *task_at(struct mti_component *c, uint32_t t)
+{
+  if (t >= NO_TASK - 1)
+    return NULL;
+  return t < c->ntasks ? &c->tasks[t] : task_grow(c, t);
+}
+
 static struct mti_mutex *mutex_at(struct mti_component *c, uint32_t m)
 {
-  struct mti_mutex *a = grow_to(c->mutexes, &c->nmutexes, m, sizeof *a);
+  struct mti_mutex *a = m < c->nmutexes ? c->mutexes
+                                        : grow_to(c->mutexes, &c->nmutexes, m, sizeof *a);
   if (!a)
     return NULL;
   c->mutexes = a;
@@ -149,7 +157,7 @@ static struct mti_mutex *mutex_at(struct mti_component *c, uint32_t m)
 
 static struct mti_sem *sem_at(struct mti_component *c, uint32_t s)
 {
-  struct mti_sem *a = grow_to(c->sems, &c->nsems, s, sizeof *a);
+  struct mti_sem *a = s < c->nsems ? c->sems : grow_to(c->sems, &c->nsems, s, sizeof *a);
   if (!a)
     return NULL;
   c->sems = a;
@@ -280,86 +288,114 @@ MTI_Status tw__mti_state_dump(struct mti_class *cls, MTI_CallbackT cb, void *use
 
 /* ---- transitions ------------------------------------------------------------------------ */
 
-static const struct tw_enum_desc *enum_of(const struct tw__mti_source_spec *spec, uint32_t v)
+enum { ACT_NONE, ACT_LOCK, ACT_UNLOCK, ACT_INCLOCK, ACT_DECLOCK, ACT_GIVE, ACT_TAKE, ACT_INEXACT };
+enum { TACT_NONE, TACT_BLOCK, TACT_READY };
+
+static uint8_t obj_action(enum mti_role role, const char *n)
 {
-  const struct tw__mti_field_spec *f;
-  if (spec->marker_field < 0)
-    return NULL;
-  f = &spec->fields[spec->marker_field];
-  for (uint32_t i = 0; i < f->nenums; i++)
-    if (f->enums[i].value == v)
-      return &f->enums[i];
-  return NULL;
+  static const struct { enum mti_role role; const char *name; uint8_t act; } map[] = {
+    {MTI_ROLE_MUTEX, "Lock", ACT_LOCK},       {MTI_ROLE_MUTEX, "Unlock", ACT_UNLOCK},
+    {MTI_ROLE_MUTEX, "IncLock", ACT_INCLOCK}, {MTI_ROLE_MUTEX, "DecLock", ACT_DECLOCK},
+    {MTI_ROLE_SEM, "Give", ACT_GIVE},         {MTI_ROLE_SEM, "GiveMany", ACT_INEXACT},
+    {MTI_ROLE_SEM, "ToTaskList", ACT_INEXACT}, {MTI_ROLE_SEM_TASK, "Take", ACT_TAKE},
+    {MTI_ROLE_SEM_TASK, "ToTask", ACT_TAKE}, /* the give went straight to the task */
+  };
+  for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+    if (map[i].role == role && strcmp(map[i].name, n) == 0)
+      return map[i].act;
+  return ACT_NONE;
 }
 
-static bool enum_is(const struct tw_enum_desc *e, const char *name)
+static uint8_t task_action(enum tw_marker m)
 {
-  return e && strcmp(e->name, name) == 0;
-}
-
-static void task_marker(struct mti_component *c, uint32_t task, const struct tw_enum_desc *e)
-{
-  if (!e)
-    return;
-  switch (e->marker) {
+  switch (m) {
   case TW_MARKER_UP_BLOCK:
   case TW_MARKER_DOWN_BLOCK:
   case TW_MARKER_WAIT:
-    set_task(c, task, MTI_TASK_BLOCKED);
-    break;
+    return TACT_BLOCK;
   case TW_MARKER_UP_PUSH:
-    set_task(c, task, MTI_TASK_READY);
-    break;
+    return TACT_READY;
   default:
-    break;
+    return TACT_NONE;
   }
+}
+
+void tw__mti_spec_actions(struct tw__mti_source_spec *spec)
+{
+  const struct tw__mti_field_spec *f =
+      spec->marker_field >= 0 ? &spec->fields[spec->marker_field] : NULL;
+  memset(spec->enum_of_value, 0xff, sizeof spec->enum_of_value);
+  for (uint32_t i = 0; f && i < f->nenums && i < 256; i++) {
+    if (f->enums[i].value < sizeof spec->enum_of_value && spec->enum_of_value[f->enums[i].value] < 0)
+      spec->enum_of_value[f->enums[i].value] = (int8_t)i;
+    spec->obj_act[i] = obj_action(spec->role, f->enums[i].name);
+    spec->task_act[i] = task_action(f->enums[i].marker);
+  }
+}
+
+static int enum_index(const struct tw__mti_source_spec *spec, uint32_t v)
+{
+  const struct tw__mti_field_spec *f;
+  if (v < sizeof spec->enum_of_value)
+    return spec->enum_of_value[v];
+  f = &spec->fields[spec->marker_field];
+  for (uint32_t i = 0; i < f->nenums && i < 256; i++)
+    if (f->enums[i].value == v)
+      return (int)i;
+  return -1;
 }
 
 static void on_task_switch(struct mti_component *c, uint32_t t)
 {
   int32_t prev = c->running;
-  if (t >= NO_TASK - 1)
+  if (t >= NO_TASK - 1 || (uint32_t)prev == t)
     return;
-  if (prev >= 0 && (uint32_t)prev != t && c->tasks[prev].state == MTI_TASK_RUNNING)
+  if (prev >= 0 && c->tasks[prev].state == MTI_TASK_RUNNING)
     set_task(c, (uint32_t)prev, MTI_TASK_READY);
   set_task(c, t, MTI_TASK_RUNNING);
   if (task_at(c, t))
     c->running = (int32_t)t;
 }
 
-static void on_mutex(struct mti_component *c, uint32_t task, uint32_t m,
-                     const struct tw_enum_desc *e)
+static void on_mutex(struct mti_component *c, uint32_t task, uint32_t m, uint8_t act)
 {
   struct mti_mutex *x = mutex_at(c, m);
   if (!x)
     return;
-  if (enum_is(e, "Lock")) {
+  switch (act) {
+  case ACT_LOCK:
     x->held = 1;
     x->owner = (uint16_t)task;
     x->lock_count = 1;
-  } else if (enum_is(e, "IncLock")) {
+    break;
+  case ACT_INCLOCK:
     x->lock_count++;
-  } else if (enum_is(e, "DecLock")) {
+    break;
+  case ACT_DECLOCK:
     if (x->lock_count > 1)
       x->lock_count--;
-  } else if (enum_is(e, "Unlock")) {
+    break;
+  case ACT_UNLOCK:
     x->held = 0;
     x->owner = NO_TASK;
     x->lock_count = 0;
-  } else {
+    break;
+  default:
     return; /* Block: the task's state changes, the mutex's does not */
   }
   emit_mutex(c, m);
 }
 
-static void on_sem(struct mti_component *c, uint32_t s, const struct tw_enum_desc *e)
+static void on_sem(struct mti_component *c, uint32_t s, uint8_t act)
 {
   struct mti_sem *x = sem_at(c, s);
   if (!x)
     return;
-  if (enum_is(e, "Give") || enum_is(e, "Take") || enum_is(e, "ToTask"))
-    x->count += enum_is(e, "Give") ? 1 : -1;
-  else if (enum_is(e, "GiveMany") || enum_is(e, "ToTaskList"))
+  if (act == ACT_GIVE)
+    x->count++;
+  else if (act == ACT_TAKE)
+    x->count--;
+  else if (act == ACT_INEXACT)
     x->exact = 0;
   else
     return;
@@ -400,29 +436,34 @@ void tw__mti_state_update(struct mti_component *c, const struct mti_source *src,
                           const struct tw_event *ev)
 {
   const struct tw__mti_source_spec *spec = src->spec;
-  const struct tw_enum_desc *e =
-      spec->marker_field >= 0 ? enum_of(spec, ev->values[spec->marker_field]) : NULL;
-  uint32_t task = spec->task_field >= 0 ? ev->values[spec->task_field] : NO_TASK;
-  if (spec->task_field >= 0 && spec->role != MTI_ROLE_TASK_SWITCH) {
-    struct mti_task *x = task_at(c, task);
-    if (x && !x->known) {
+  uint32_t task = NO_TASK;
+  int e;
+  if (spec->role == MTI_ROLE_TASK_SWITCH) {
+    on_task_switch(c, ev->values[spec->task_field]);
+    return;
+  }
+  if (spec->role == MTI_ROLE_NAME) {
+    on_name(c, ev, spec);
+    return;
+  }
+  if (spec->task_field >= 0) {
+    struct mti_task *x;
+    task = ev->values[spec->task_field];
+    if ((x = task_at(c, task)) && !x->known) {
       x->known = 1;
       emit_task(c, task);
     }
   }
-  switch (spec->role) {
-  case MTI_ROLE_TASK_SWITCH: on_task_switch(c, task); return;
-  case MTI_ROLE_NAME: on_name(c, ev, spec); return;
-  case MTI_ROLE_MUTEX:
-    if (spec->obj_field[TW_OBJ_MUTEX] >= 0)
-      on_mutex(c, task, ev->values[spec->obj_field[TW_OBJ_MUTEX]], e);
-    break;
-  case MTI_ROLE_SEM:
-  case MTI_ROLE_SEM_TASK:
-    if (spec->obj_field[TW_OBJ_SEM] >= 0)
-      on_sem(c, ev->values[spec->obj_field[TW_OBJ_SEM]], e);
-    break;
-  default: break;
-  }
-  task_marker(c, task, e);
+  e = spec->marker_field >= 0 ? enum_index(spec, ev->values[spec->marker_field]) : -1;
+  if (e < 0)
+    return;
+  if (spec->role == MTI_ROLE_MUTEX && spec->obj_field[TW_OBJ_MUTEX] >= 0)
+    on_mutex(c, task, ev->values[spec->obj_field[TW_OBJ_MUTEX]], spec->obj_act[e]);
+  else if ((spec->role == MTI_ROLE_SEM || spec->role == MTI_ROLE_SEM_TASK) &&
+           spec->obj_field[TW_OBJ_SEM] >= 0)
+    on_sem(c, ev->values[spec->obj_field[TW_OBJ_SEM]], spec->obj_act[e]);
+  if (spec->task_act[e] == TACT_BLOCK)
+    set_task(c, task, MTI_TASK_BLOCKED);
+  else if (spec->task_act[e] == TACT_READY)
+    set_task(c, task, MTI_TASK_READY);
 }

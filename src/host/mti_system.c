@@ -108,7 +108,8 @@ static const struct MTI_SystemTraceInterface_vtbl sys_vtbl = {
 
 static const struct tw_event *ctx_event(const TW_TraceContext *self)
 {
-  return SYS_OF_CTX(self)->cur_event;
+  const struct tw_mti_system *sys = SYS_OF_CTX(self);
+  return sys->gate & MTI_GATE_IN_FEED ? sys->cur_event : NULL;
 }
 static const char *ctx_name(const TW_TraceContext *self,
                             const MTI_ComponentTraceInterface *component, int kind,
@@ -121,7 +122,8 @@ static const char *ctx_name(const TW_TraceContext *self,
 }
 static const MTI_ComponentTraceInterface *ctx_comp(const TW_TraceContext *self)
 {
-  const struct mti_component *c = SYS_OF_CTX(self)->cur_comp;
+  const struct tw_mti_system *sys = SYS_OF_CTX(self);
+  const struct mti_component *c = sys->gate & MTI_GATE_IN_FEED ? sys->cur_comp : NULL;
   return c ? &c->base : NULL;
 }
 
@@ -214,7 +216,7 @@ static int add_spec(struct tw_mti_system *sys, struct tw__mti_source_spec *spec)
   return 0;
 }
 
-static int source_index_of(const struct tw_mti_system *sys, uint16_t id)
+int tw__mti_source_index(const struct tw_mti_system *sys, uint16_t id)
 {
   if (id < TW__MTI_ID_TABLE)
     return sys->id_index[id];
@@ -242,11 +244,12 @@ int tw_mti_system_create(struct tw_mti_system **out, const struct tw_event_desc 
     return TW_ENOMEM;
   sys->systrace.vtbl = &sys_vtbl;
   sys->ctx.vtbl = &ctx_vtbl;
+  sys->gate = MTI_GATE_STOPPED;
   sys->descs = descs;
   sys->ndescs = ndescs;
   memset(sys->id_index, 0xff, sizeof sys->id_index);
   for (size_t i = 0; rc == 0 && i < ndescs; i++)
-    rc = source_index_of(sys, descs[i].id) >= 0 ? TW_EEXIST : add_event_spec(sys, &descs[i]);
+    rc = tw__mti_source_index(sys, descs[i].id) >= 0 ? TW_EEXIST : add_event_spec(sys, &descs[i]);
   if (rc == 0)
     rc = add_spec(sys, tw__mti_spec_dump(MTI_SRC_TASKS));
   if (rc == 0)
@@ -266,6 +269,7 @@ static void comp_free(struct mti_component *c)
   for (int i = 0; i < c->nsources; i++)
     tw__mti_source_free(c->sources[i]);
   free(c->sources);
+  free(c->flags);
   tw__mti_state_free(c);
   free(c->path);
   free(c);
@@ -295,13 +299,18 @@ eslapi_CAInterface *tw_mti_system_simulation(struct tw_mti_system *sys)
 static int comp_add_source(struct mti_component *c, const struct tw__mti_source_spec *spec)
 {
   struct mti_source **grown = realloc(c->sources, ((size_t)c->nsources + 1) * sizeof *grown);
+  uint8_t *flags;
   struct mti_source *s;
   if (!grown)
     return TW_ENOMEM;
   c->sources = grown;
+  if (!(flags = realloc(c->flags, (size_t)c->nsources + 1)))
+    return TW_ENOMEM;
+  c->flags = flags;
   if (!(s = tw__mti_source_new(c, spec, c->nsources)))
     return TW_ENOMEM;
   c->sources[c->nsources++] = s;
+  tw__mti_flags_update(s);
   if (spec->kind == MTI_SRC_TASKS)
     c->tasks_src = s;
   else if (spec->kind == MTI_SRC_MUTEXES)
@@ -387,7 +396,7 @@ int tw_mti_system_add_component(struct tw_mti_system *sys, uint16_t stream, uint
 
 int tw_mti_system_declare_event(struct tw_mti_system *sys, const struct tw_event_desc *desc)
 {
-  int idx = source_index_of(sys, desc->id);
+  int idx = tw__mti_source_index(sys, desc->id);
   int rc;
   if (idx >= 0)
     return strcmp(sys->specs[idx]->name, desc->name) == 0 ? 0 : TW_EEXIST;
@@ -401,62 +410,19 @@ int tw_mti_system_declare_event(struct tw_mti_system *sys, const struct tw_event
 int tw_mti_system_start(struct tw_mti_system *sys)
 {
   sys->running = true;
+  sys->gate &= (uint8_t)~MTI_GATE_STOPPED;
   return 0;
 }
 
 int tw_mti_system_stop(struct tw_mti_system *sys)
 {
-  if (sys->in_feed)
+  if (sys->gate & MTI_GATE_IN_FEED)
     return TW_EBUSY;
   sys->running = false;
+  sys->gate |= MTI_GATE_STOPPED;
   return 0;
 }
 
 bool tw_mti_system_running(const struct tw_mti_system *sys) { return sys->running; }
 
 uint64_t tw_mti_system_unknown(const struct tw_mti_system *sys) { return sys->unknown; }
-
-static struct mti_component *comp_for(struct tw_mti_system *sys, const struct tw_event *ev)
-{
-  if (ev->stream < sys->nby_stream && sys->by_stream[ev->stream])
-    return sys->by_stream[ev->stream];
-  if (tw_mti_system_add_component(sys, ev->stream, ev->endpoint, ev->instance, NULL) < 0)
-    return NULL;
-  return sys->by_stream[ev->stream];
-}
-
-int tw_mti_system_feed(struct tw_mti_system *sys, const struct tw_event *ev)
-{
-  struct mti_component *c;
-  struct mti_source *s;
-  int idx;
-  if (!sys->running)
-    return TW_EINVAL;
-  if (sys->in_feed) /* from a callback: events do not nest */
-    return TW_EBUSY;
-  if (!(c = comp_for(sys, ev)))
-    return TW_ENOMEM;
-  idx = source_index_of(sys, ev->id);
-  if (idx < 0 && ev->desc && ev->desc->id == ev->id &&
-      tw_mti_system_declare_event(sys, ev->desc) == 0)
-    idx = source_index_of(sys, ev->id);
-  if (idx < 0) {
-    sys->unknown++;
-    return 0;
-  }
-  s = c->sources[idx];
-  sys->in_feed = true;
-  sys->cur_event = ev;
-  sys->cur_comp = c;
-  /* State first: the event's callbacks (and DumpState from them) see the
-   * state including this event; TASKS/MUTEXES/SEMAPHORES changes the event
-   * causes are delivered before it. */
-  if (s->spec->role != MTI_ROLE_NONE)
-    tw__mti_state_update(c, s, ev);
-  if (s->hot)
-    tw__mti_source_dispatch(s, ev);
-  sys->cur_event = NULL;
-  sys->cur_comp = NULL;
-  sys->in_feed = false;
-  return 0;
-}
