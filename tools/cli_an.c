@@ -3,6 +3,7 @@
  * the time range; the second pass feeds the merged events to the model.
  * Packet and sequence gaps the decoder reports become loss entries of the
  * stream's core; DROPS records reach the engine as events. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
@@ -14,7 +15,7 @@
 struct an_pass {
   struct tw_mti_system *sys;
   struct tw_an *an;
-  struct cli_trace t;
+  struct cli_trace pre, t; /* in place: their sources point back at them */
 };
 
 static int feed(void *ctx, const struct tw_event *ev)
@@ -22,66 +23,73 @@ static int feed(void *ctx, const struct tw_event *ev)
   return tw_mti_system_feed(((struct an_pass *)ctx)->sys, ev);
 }
 
+/* ctx is the source of the second pass (the decoder's diag context that
+ * cli_diag expects); its stream numbers are the ones events carry (cli.h). */
 static void on_diag(void *ctx, const struct tw_diag *g)
 {
-  struct an_pass *p = ctx;
-  cli_diag(&p->t, g);
+  struct cli_src *src = ctx;
+  struct an_pass *p = (struct an_pass *)(void *)((char *)src->t - offsetof(struct an_pass, t));
+  cli_diag(src, g);
   if (g->stream < 0)
     return;
+  int stream = p->t.nsrc > 1 ? (int)(src - p->t.src) * CLI_STREAMS + g->stream : g->stream;
   if (g->kind == TW_DIAG_PKT_LOSS)
-    tw_an_loss(p->an, g->stream, TW_AN_LOSS_PACKETS, g->count);
+    tw_an_loss(p->an, stream, TW_AN_LOSS_PACKETS, g->count);
   else if (g->kind == TW_DIAG_EVT_GAP)
-    tw_an_loss(p->an, g->stream, TW_AN_LOSS_UNEXPLAINED, g->count);
+    tw_an_loss(p->an, stream, TW_AN_LOSS_UNEXPLAINED, g->count);
 }
 
 static int prescan(struct an_pass *p, const char *path, uint64_t *t0, uint64_t *t1)
 {
-  struct cli_trace pre;
-  int rc = cli_trace_open(&pre, path);
+  struct cli_trace *pre = &p->pre;
+  int rc = cli_trace_open(pre, path);
+  /* custom descriptors belong to the decoders: keep them (closed by replay) */
   if (rc)
     return rc;
-  pre.quiet = 1;
-  rc = cli_trace_run(&pre);
-  if (rc == 0 && tw_mti_system_sync_decoder(p->sys, pre.d) < 0) {
-    cli_err("out of memory");
-    rc = TW_EXIT_ERROR;
-  }
+  pre->quiet = 1;
+  rc = cli_trace_run(pre);
   *t0 = UINT64_MAX;
   *t1 = 0;
-  for (size_t i = 0; rc == 0 && i < tw_decoder_nstreams(pre.d); i++) {
-    const struct tw_stream_stats *s = tw_decoder_stream(pre.d, i);
-    if (!s->have_time)
-      continue;
-    uint64_t a = tw_decoder_ticks_to_ns(pre.d, (int)i, s->first_ticks);
-    uint64_t b = tw_decoder_ticks_to_ns(pre.d, (int)i, s->last_ticks);
-    *t0 = a < *t0 ? a : *t0;
-    *t1 = b > *t1 ? b : *t1;
+  for (size_t k = 0; rc == 0 && k < pre->nsrc; k++) {
+    struct tw_decoder *d = pre->src[k].d;
+    if (tw_mti_system_sync_decoder(p->sys, d) < 0) {
+      cli_err("out of memory");
+      rc = TW_EXIT_ERROR;
+      break;
+    }
+    for (size_t i = 0; i < tw_decoder_nstreams(d); i++) {
+      const struct tw_stream_stats *s = tw_decoder_stream(d, i);
+      if (!s->have_time)
+        continue;
+      uint64_t a = tw_decoder_ticks_to_ns(d, (int)i, s->first_ticks);
+      uint64_t b = tw_decoder_ticks_to_ns(d, (int)i, s->last_ticks);
+      *t0 = a < *t0 ? a : *t0;
+      *t1 = b > *t1 ? b : *t1;
+    }
   }
   if (*t0 > *t1)
     *t0 = *t1 = 0;
-  /* custom descriptors belong to the decoder: keep it (closed by replay) */
-  p->t = pre;
   return rc;
 }
 
 static int replay(struct an_pass *p, const struct cli_an *o)
 {
   struct tw_merge *m;
-  struct cli_trace t;
-  int rc = cli_trace_open(&t, o->path);
-  if (rc)
+  int rc = cli_trace_open(&p->t, o->path);
+  if (rc) {
+    cli_trace_close(&p->t);
     return rc;
-  struct cli_trace pre = p->t;
-  p->t = t;
+  }
   p->t.quiet = o->quiet;
-  tw_decoder_on_diag(p->t.d, on_diag, p);
+  for (size_t k = 0; k < p->t.nsrc; k++)
+    tw_decoder_on_diag(p->t.src[k].d, on_diag, &p->t.src[k]);
   if (tw_merge_open(&m, o->window ? o->window : 4096, feed, p) < 0) {
     cli_trace_close(&p->t);
-    cli_trace_close(&pre);
     cli_err("out of memory");
     return TW_EXIT_ERROR;
   }
-  tw_decoder_on_event(p->t.d, tw_merge_push, m);
+  p->t.on_event = tw_merge_push; /* every source's events (cli.h) */
+  p->t.ev_ctx = m;
   tw_mti_system_start(p->sys);
   rc = cli_trace_run(&p->t);
   if (rc == 0)
@@ -94,7 +102,6 @@ static int replay(struct an_pass *p, const struct cli_an *o)
   }
   rc = rc ? rc : cli_trace_status(&p->t);
   cli_trace_close(&p->t);
-  cli_trace_close(&pre);
   return rc;
 }
 
@@ -139,12 +146,13 @@ int cli_an_run(const struct cli_an *o)
     return TW_EXIT_ERROR;
   }
   if ((rc = prescan(&p, o->path, &t0, &t1)) != 0) {
+    cli_trace_close(&p.pre);
     tw_mti_system_destroy(p.sys);
     return rc;
   }
   MTI_PluginInstance *inst = instantiate(&p, o);
   if (!inst) {
-    cli_trace_close(&p.t);
+    cli_trace_close(&p.pre);
     tw_mti_system_destroy(p.sys);
     cli_err("analysis: cannot instantiate the plugin");
     return TW_EXIT_ERROR;
@@ -156,6 +164,7 @@ int cli_an_run(const struct cli_an *o)
   if (rc != TW_EXIT_ERROR && o->after)
     o->after(o->ctx, p.an);
   inst->vtbl->Release(inst);
+  cli_trace_close(&p.pre);
   tw_mti_system_destroy(p.sys);
   return rc;
 }
