@@ -285,8 +285,9 @@ static void test_flush_ack_and_queue_full(void **state)
   assert_true(tw_streamer_poll(&S, 0) >= 0);
   struct dstream d = {0};
   decode_stream(EV.buf, EV.len, EP, &d);
-  assert_int_equal(d.r[0].id, TW_EV_TRACE_START);
-  assert_int_equal(d.r[0].w[0], 0x3u);
+  assert_int_equal(d.r[0].id, TW_EV_SYNC); /* the clock first */
+  assert_int_equal(d.r[1].id, TW_EV_TRACE_START);
+  assert_int_equal(d.r[1].w[0], 0x3u);
   assert_int_equal(d.r[d.n - 1].id, TW_EV_TRACE_STOP);
   assert_int_equal(d.r[d.n - 1].w[0], 0); /* reason: command */
   assert_int_equal(d.r[d.n - 2].id, TW_EV_INTERRUPT);
@@ -315,7 +316,7 @@ static void test_work_queue_full(void **state)
   expect(TW_MSG_ACK, TW_SVC_LOGGER, TW_LCMD_START, 75);
   struct dstream d = {0};
   decode_stream(EV.buf, EV.len, EP, &d);
-  assert_int_equal(d.r[0].id, TW_EV_TRACE_START);
+  assert_int_equal(d.r[1].id, TW_EV_TRACE_START);
   assert_int_equal(d.r[d.n - 1].id, TW_EV_TRACE_STOP);
   dstream_free(&d);
 }
@@ -360,7 +361,7 @@ static void test_info_names_stats(void **state)
   r = expect(TW_MSG_RESULT, TW_SVC_LOGGER, TW_LCMD_GET_STATS, 43);
   assert_int_equal(r.nbody, TW_STAT_WORDS);
   assert_int_equal(r.body[TW_STAT_CMDS], 4);
-  assert_int_equal(r.body[TW_STAT_RECORDS], 7); /* TRACE_START + 6 NAME */
+  assert_int_equal(r.body[TW_STAT_RECORDS], 8); /* SYNC, TRACE_START, 6 NAME */
   assert_int_equal(r.body[TW_STAT_PACKETS], EV.npkts);
   assert_int_equal(r.body[TW_STAT_BYTES], EV.len);
   cmd(TW_SVC_LOGGER, TW_LCMD_RESET_STATS, 44, NULL, 0);

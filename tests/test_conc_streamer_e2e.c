@@ -253,8 +253,9 @@ static void test_end_to_end(void **state)
   struct dstream ds = {0};
   decode_stream(EV.buf, EV.len, EP, &ds);
   assert_true(refused > 0);
-  assert_int_equal(ds.r[0].id, TW_EV_TRACE_START);
-  assert_int_equal(ds.r[0].w[0], m_sem | m_mutex);
+  assert_int_equal(ds.r[0].id, TW_EV_SYNC);
+  assert_int_equal(ds.r[1].id, TW_EV_TRACE_START);
+  assert_int_equal(ds.r[1].w[0], m_sem | m_mutex);
   assert_int_equal(ds.r[ds.n - 1].id, TW_EV_TRACE_STOP);
   /* what the producer emitted while its event was in the mask, in order */
   struct exp { uint16_t id; uint32_t w0, w1; };

@@ -19,7 +19,8 @@ static void test_golden_eventpkt(void **state)
   golden_run(&s, &c);
   decode_stream(c.buf, c.len, 0x0001, &d);
   /* the script's shape, independent of the file */
-  assert_int_equal(d.r[0].id, TW_EV_TRACE_START);
+  assert_int_equal(d.r[0].id, TW_EV_SYNC);
+  assert_int_equal(d.r[1].id, TW_EV_TRACE_START);
   assert_int_equal(d.r[d.n - 1].id, TW_EV_TRACE_STOP);
   uint32_t drops = 0;
   unsigned anti = 0;
@@ -30,17 +31,21 @@ static void test_golden_eventpkt(void **state)
   }
   assert_true(drops > 0);
   assert_int_equal(anti + drops, 60);
-  /* the first 48 bytes worked out by hand from seeds 000/001 */
+  /* the first 68 bytes worked out by hand from seeds 000/001 */
   static const uint8_t head[] = {
-    0xa0, 0x00, 0x00, 0x5c, /* EventPkt, little-endian payload, 92 bytes */
+    0xa0, 0x00, 0x00, 0x70, /* EventPkt, little-endian payload, 112 bytes */
     0x00, 0x00, 0x00, 0x01, /* packet seq 0, first event seq 0, priority 1 */
     0x00, 0x02, 0x01, 0x01, /* static logger, instance 2, module 0x0101 */
     0xff, 0xff, 0x00, 0x01, /* dest HOST, src endpoint 1 */
     0x00, 0x00, 0x14, 0x08, /* EventHdr: EventWithTimestamp, 20 bytes, seq 0 */
     0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0x00, 0x00, /* ts 0x00000000FFFF0000 */
+    0x03, 0x00, 0x02, 0x01, /* SYNC (0x102) << 16 | CONTROL (3): the clock first */
+    0x00, 0x6c, 0xdc, 0x02, /* 48 MHz */
+    0x01, 0x00, 0x14, 0x08, /* EventHdr: EventWithTimestamp, 20 bytes, seq 1 */
+    0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0x00, 0x00, /* the same time */
     0x03, 0x00, 0x00, 0x01, /* TRACE_START (0x100) << 16 | CONTROL (3) */
     0xff, 0xff, 0x01, 0x00, /* mask 0x0001FFFF */
-    0x01, 0x00, 0x34, 0x18, /* EventHdr: snapshot with ts, 52 bytes, seq 1 */
+    0x02, 0x00, 0x34, 0x18, /* EventHdr: snapshot with ts, 52 bytes, seq 2 */
   };
   if (!TW_HOST_BIG_ENDIAN)
     assert_memory_equal(c.buf, head, sizeof head);

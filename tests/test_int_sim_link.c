@@ -6,7 +6,11 @@
  * Packets are checked with the wire-format parser (tw_pkt_parse,
  * tw_record_parse): the same-seed stream is byte-identical, SET_MASK
  * narrows what follows its RESULT, STOP ends the run with TRACE_STOP
- * (reason 0 = command), garbage before a command is skipped.
+ * (reason 0 = command), garbage before a command is skipped. With the
+ * host decoder: a START and a GET_NAMES from the host mid-stream (what
+ * `tracewire record` sends to a target that started itself) add records
+ * but never a backwards time step, the clock is known from the first
+ * record, and the model's events are those of a run without commands.
  */
 // tw-test-libs: tw_sim
 #include <setjmp.h>
@@ -19,6 +23,9 @@
 
 #include "tracewire/cmd.h"
 #include "tracewire/events_gen.h"
+#include "tracewire/host/conn.h"
+#include "tracewire/host/decoder.h"
+#include "tracewire/host/reader.h"
 #include "tracewire/trace.h"
 #include "tw_sim.h"
 #include "tw_sim_link.h"
@@ -276,12 +283,113 @@ static void test_demo_drops_exact_and_names_fit(void **state)
   free(io.out.buf);
 }
 
+/* The host decoder's account of a byte stream. */
+struct decoded {
+  unsigned long long diags[TW_DIAG_LIMIT + 1];
+  unsigned long long names, syncs, starts;
+  uint64_t last_ticks;
+  unsigned long long backwards_seen; /* checked here too, not only by the decoder */
+  uint64_t *model;                   /* kernel/RTOS events: ticks, id, first value */
+  size_t nmodel, cap;
+};
+
+static void on_diag(void *ctx, const struct tw_diag *g)
+{
+  struct decoded *d = ctx;
+  d->diags[g->kind]++;
+}
+
+static int on_event(void *ctx, const struct tw_event *ev)
+{
+  struct decoded *d = ctx;
+  if (ev->ticks < d->last_ticks)
+    d->backwards_seen++;
+  d->last_ticks = ev->ticks;
+  if (ev->module == TW_MOD_CONTROL) {
+    d->names += ev->id == TW_EV_NAME;
+    d->syncs += ev->id == TW_EV_SYNC;
+    d->starts += ev->id == TW_EV_TRACE_START;
+    return 0;
+  }
+  if (d->nmodel + 3 > d->cap) {
+    d->cap = d->cap ? 2 * d->cap : 65536;
+    d->model = realloc(d->model, d->cap * sizeof *d->model);
+    assert_non_null(d->model);
+  }
+  d->model[d->nmodel++] = ev->ticks;
+  d->model[d->nmodel++] = ev->id;
+  d->model[d->nmodel++] = ev->nvalues ? ev->values[0] : 0;
+  return 0;
+}
+
+static void decode(const struct sink *s, struct decoded *d)
+{
+  struct tw_conn *src;
+  struct tw_reader *r;
+  struct tw_decoder *dec;
+  memset(d, 0, sizeof *d);
+  assert_int_equal(tw_conn_mem_open(s->buf, s->len, &src), 0);
+  assert_int_equal(tw_reader_open(&r, src, NULL), 0);
+  assert_int_equal(tw_decoder_open(&dec, NULL), 0);
+  tw_decoder_on_event(dec, on_event, d);
+  tw_decoder_on_diag(dec, on_diag, d);
+  assert_int_equal(tw_decoder_run(dec, r), 0);
+  assert_int_equal(tw_decoder_nstreams(dec), 1);
+  assert_int_equal(tw_decoder_stream(dec, 0)->backwards, 0);
+  assert_int_equal(tw_decoder_stream(dec, 0)->freq_hz, TW_SIM_HZ);
+  tw_decoder_close(dec);
+  tw_reader_close(r);
+  tw_conn_close(src);
+}
+
+/* tracewire record sends GET_INFO and START to a target that is already
+ * recording; a host may ask for the names again at any time, also in the
+ * storm while the ring holds older events. None of it may make the stream's
+ * time step back, and none of it may change what the model does. */
+static void test_midstream_start_and_names(void **state)
+{
+  (void)state;
+  struct io quiet = { 0 }, busy = { 0 };
+  run(&quiet, TW_SIM_SC_DEMO, 1);
+  add_cmd(&busy, 2500, NULL, 0, TW_LCMD_GET_INFO, 1, NULL, 0);
+  add_cmd(&busy, 2500, NULL, 0, TW_LCMD_START, 2, NULL, 0);
+  add_cmd(&busy, 20500, NULL, 0, TW_LCMD_GET_NAMES, 3, NULL, 0);
+  add_cmd(&busy, 41000, NULL, 0, TW_LCMD_GET_NAMES, 4, NULL, 0); /* in the storm */
+  run(&busy, TW_SIM_SC_DEMO, 1);
+
+  struct decoded q, b;
+  decode(&quiet.out, &q);
+  decode(&busy.out, &b);
+  for (int k = 0; k <= TW_DIAG_LIMIT; k++)
+    if (k != TW_DIAG_RING_DROPS) {
+      if (q.diags[k] || b.diags[k])
+        fail_msg("diagnostic kind %d: %llu without commands, %llu with", k, q.diags[k],
+                 b.diags[k]);
+    }
+  assert_true(b.diags[TW_DIAG_RING_DROPS] > 0); /* the storm still overflows */
+  assert_int_equal(q.backwards_seen, 0);
+  assert_int_equal(b.backwards_seen, 0);
+  assert_int_equal(q.starts, 1);
+  assert_int_equal(b.starts, 1);        /* a START while recording adds no TRACE_START */
+  assert_int_equal(b.syncs, q.syncs + 1); /* ... but gives the clock again */
+  assert_int_equal(b.names, 4 * q.names); /* START + two GET_NAMES resend the table */
+  /* the commands changed the stream, not the model */
+  assert_true(busy.out.len > quiet.out.len);
+  assert_int_equal(b.nmodel, q.nmodel);
+  assert_memory_equal(b.model, q.model, q.nmodel * sizeof *q.model);
+  free(q.model);
+  free(b.model);
+  free(quiet.out.buf);
+  free(busy.out.buf);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_same_seed_same_bytes),
     cmocka_unit_test(test_set_mask_then_stop),
     cmocka_unit_test(test_demo_drops_exact_and_names_fit),
+    cmocka_unit_test(test_midstream_start_and_names),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -365,12 +365,13 @@ static void test_names_decls_custom(void **state)
   tw_custom(22, data, 2); /* undeclared: not recorded */
   finish();
 
-  assert_int_equal(D.r[0].id, TW_EV_TRACE_START);
-  assert_int_equal(D.r[0].w[0], 0xFFFFFFFFu);
+  assert_int_equal(D.r[0].id, TW_EV_SYNC);
+  assert_int_equal(D.r[1].id, TW_EV_TRACE_START);
+  assert_int_equal(D.r[1].w[0], 0xFFFFFFFFu);
   static const char *const want[] = {"EnterInt", "LeaveInt", "idle", "uart_lock"};
   static const uint16_t num[] = {0xFFFE, 0xFFFF, 3, 7};
   for (int i = 0; i < 4; i++) {
-    const struct drec *r = &D.r[1 + i];
+    const struct drec *r = &D.r[2 + i];
     assert_int_equal(r->id, TW_EV_NAME);
     assert_true(r->is_snap);
     uint32_t packed;
@@ -381,13 +382,13 @@ static void test_names_decls_custom(void **state)
     assert_int_equal(r->data_len, 4 + strlen(want[i]));
     assert_memory_equal(r->data + 4, want[i], strlen(want[i]));
   }
-  const struct drec *dc = &D.r[5];
+  const struct drec *dc = &D.r[6];
   assert_int_equal(dc->id, TW_EV_CUSTOM_DECL);
   uint32_t packed;
   memcpy(&packed, dc->data, 4);
   assert_int_equal(packed, 20u | 1u << 16 | 2u << 24);
   assert_memory_equal(dc->data + 4, "Adc chan:U8 value:U16", 21);
-  size_t ce = find_rec(20, 5);
+  size_t ce = find_rec(20, 6);
   assert_int_equal(D.r[ce].module, TW_MOD_CUSTOM);
   assert_int_equal(D.r[ce].ts, 7777);
   assert_int_equal(D.r[ce].nw, 2);
@@ -476,6 +477,102 @@ static void test_stop(void **state)
   assert_int_equal(st.discarded, 1);
 }
 
+/* START puts the clock first: SYNC (frequency) then TRACE_START, both in
+ * the first packet at the same time. A restart does it again, after
+ * discarding what the ring took while stopped. */
+static void test_start_gives_clock_first(void **state)
+{
+  (void)state;
+  fake_now = 5000;
+  start();
+  tw_sem_at(5100, 1, TW_SEM_Give);
+  assert_int_equal(tw_streamer_stop(&S, 1), 0);
+  assert_true(tw_streamer_poll(&S, 0) >= 0);
+  fake_now = 6000;
+  tw_logger_put(tw_klog_logger(), TW_EV_INTERRUPT, (uint32_t[]){5900, 5}, 2); /* while stopped */
+  fake_now = 7000;
+  start();
+  finish();
+  assert_int_equal(D.r[0].id, TW_EV_SYNC);
+  assert_int_equal(D.r[0].w[0], 1000000);
+  assert_int_equal(D.r[0].ts, 5000);
+  assert_int_equal(D.r[0].pkt, 0);
+  assert_int_equal(D.r[1].id, TW_EV_TRACE_START);
+  assert_int_equal(D.r[1].ts, 5000);
+  assert_int_equal(D.r[1].pkt, 0);
+  size_t stop = find_rec(TW_EV_TRACE_STOP, 2);
+  assert_int_equal(D.r[stop - 1].id, TW_EV_SEM);
+  assert_int_equal(D.r[stop + 1].id, TW_EV_SYNC);
+  assert_int_equal(D.r[stop + 1].ts, 7000);
+  assert_int_equal(D.r[stop + 2].id, TW_EV_TRACE_START);
+  assert_int_equal(D.r[stop + 2].pkt, D.r[stop + 1].pkt);
+  for (size_t i = 0; i < D.n; i++)
+    assert_int_not_equal(D.r[i].id, TW_EV_INTERRUPT);
+  struct tw_streamer_stats st;
+  tw_streamer_stats(&S, &st);
+  assert_int_equal(st.discarded, 1);
+}
+
+/* Control records never step stream time back: a START or GET_NAMES that
+ * arrives while older events wait in the ring, a periodic SYNC due while
+ * they wait, and STOP are stamped no later than the events after them. */
+static void test_control_records_never_backwards(void **state)
+{
+  (void)state;
+  struct tw_streamer_cfg cfg;
+  cfg_default(&cfg);
+  cfg.sync_ticks = 500;
+  fake_now = 1000;
+  assert_int_equal(tw_streamer_init(&S, &cfg), 0);
+  assert_int_equal(tw_name_register(TW_OBJ_TASK, 1, "worker", 3), 0);
+  start();
+  for (unsigned i = 0; i < 10; i++)
+    tw_sem_at(1100 + 10 * i, (uint16_t)i, TW_SEM_Give);
+  assert_true(tw_streamer_poll(&S, 0) >= 0);
+  /* events of 2000.. wait in the ring while the clock reads 9000 */
+  for (unsigned i = 0; i < 10; i++)
+    tw_sem_at(2000 + 10 * i, (uint16_t)(10 + i), TW_SEM_Give);
+  fake_now = 9000;
+  assert_int_equal(tw_streamer_start(&S), 0); /* a host attaching mid-stream */
+  assert_true(tw_streamer_poll(&S, 0) >= 0);
+  /* (events are stamped when emitted, so after the reading of 9000) */
+  for (unsigned i = 0; i < 10; i++)
+    tw_sem_at(9100 + 10 * i, (uint16_t)(20 + i), TW_SEM_Give);
+  fake_now = 9600; /* a periodic SYNC is due too */
+  assert_int_equal(tw_streamer_send_names(&S, NULL, NULL), 0);
+  assert_true(tw_streamer_poll(&S, 0) >= 0);
+  tw_sem_at(9650, 30, TW_SEM_Give);
+  fake_now = 9700;
+  assert_int_equal(tw_streamer_stop(&S, 1), 0);
+  finish();
+
+  unsigned names = 0, syncs = 0, sems = 0;
+  for (size_t i = 0; i < D.n; i++) {
+    if (i)
+      assert_true(D.r[i].ts >= D.r[i - 1].ts);
+    names += D.r[i].id == TW_EV_NAME;
+    syncs += D.r[i].id == TW_EV_SYNC;
+    sems += D.r[i].id == TW_EV_SEM;
+  }
+  assert_int_equal(sems, 31);
+  assert_int_equal(names, 3 * 3); /* EnterInt, LeaveInt, worker: at START, START, GET_NAMES */
+  assert_true(syncs >= 3);        /* first START, the mid-stream START, periodic */
+  assert_int_equal(find_rec(TW_EV_TRACE_START, 1), 1); /* one TRACE_START only */
+  for (size_t i = 2; i < D.n; i++)
+    assert_int_not_equal(D.r[i].id, TW_EV_TRACE_START);
+  /* the records made up mid-stream carry the time already reached (the
+   * last event written, 1190), not the clock reading (9000) */
+  size_t ms = find_rec(TW_EV_SYNC, 1);
+  assert_true(D.r[ms].ts <= 2000);
+  assert_true(D.r[ms].ts >= 1190);
+  size_t gn = find_rec(TW_EV_NAME, find_rec(TW_EV_SEM, ms) + 1); /* GET_NAMES */
+  assert_true(D.r[gn].ts <= 9100);
+  assert_true(D.r[gn].ts >= 2090);
+  size_t last = D.n - 1;
+  assert_int_equal(D.r[last].id, TW_EV_TRACE_STOP);
+  assert_true(D.r[last].ts >= 9650);
+}
+
 /* Flow control: congestion scales the partial-packet delay. */
 static void test_congestion_delay(void **state)
 {
@@ -520,6 +617,8 @@ int main(void)
     cmocka_unit_test_setup_teardown(test_string_and_blob_events, setup, teardown),
     cmocka_unit_test_setup_teardown(test_stop, setup, teardown),
     cmocka_unit_test_setup_teardown(test_congestion_delay, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_start_gives_clock_first, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_control_records_never_backwards, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

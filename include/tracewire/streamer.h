@@ -117,6 +117,8 @@ struct tw_streamer {
   uint64_t now;
   uint32_t now_lo;
   uint64_t last_sync;
+  uint64_t out_ts;            /* newest timestamp written to the stream */
+  uint64_t safe_ts;           /* reading before the ring was last seen empty */
   uint64_t first_ts;          /* time the partial packet got its first record */
   int work[4];                /* queued enum tw_streamer_work */
   unsigned nwork;
@@ -138,9 +140,10 @@ struct tw_streamer {
  * missing callback or an out-of-range size. Thread context. */
 int tw_streamer_init(struct tw_streamer *s, const struct tw_streamer_cfg *cfg);
 
-/* Queue START: trace mask := s->mask; records TRACE_START, then every
- * NAME and every CUSTOM_DECL. Collector thread. Returns 0 or TW_EBUSY
- * (work queue full). */
+/* Queue START: trace mask := s->mask; records SYNC (the clock) and
+ * TRACE_START in one packet, then every NAME and every CUSTOM_DECL. While
+ * recording: SYNC and the names only. Collector thread. Returns 0 or
+ * TW_EBUSY (work queue full). */
 int tw_streamer_start(struct tw_streamer *s);
 /* Queue STOP: mask := 0 at once, the ring is drained, TRACE_STOP (reason)
  * is written and the partial packet flushed. Collector thread. */

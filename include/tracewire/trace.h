@@ -32,7 +32,7 @@
 #include "tracewire/vocab.h"
 
 #ifndef TW_CFG_NAMES
-#define TW_CFG_NAMES 32       /* registered names (a rename takes a new slot) */
+#define TW_CFG_NAMES 48       /* registered names (a rename takes a new slot) */
 #endif
 #ifndef TW_CFG_NAME_MAX
 #define TW_CFG_NAME_MAX 24    /* bytes of a name, NUL included */

@@ -30,6 +30,16 @@
  *   2^31 ticks of the observation. SLEEP events are anchored on their wake
  *   time and reach back (wake - sleep) + wraps * 2^32. Periodic SYNC
  *   records (every sync_ticks < 2^31) keep the collector observing.
+ *
+ * - Stream time never goes backwards. Events leave in ring order, which is
+ *   timestamp order. A record the streamer makes up itself (SYNC, NAME,
+ *   TRACE_START, ...) must not be stamped later than an event still in the
+ *   ring, so it is not stamped with the latest clock reading but with
+ *   ctl_ts(): the later of the newest timestamp written (`out_ts`) and the
+ *   clock reading taken before the ring was last found empty (`safe_ts`;
+ *   anything committed after that empty get was stamped after it). Control
+ *   records therefore never disturb the ring or the collector's work: a
+ *   START or GET_NAMES from the host mid-stream only adds records.
  */
 #include <string.h>
 
@@ -53,6 +63,18 @@ static void observe(struct tw_streamer *s, uint32_t wraps)
   uint32_t lo = s->cfg.source.now(s->cfg.source.ctx);
   s->now += (uint64_t)(uint32_t)(lo - s->now_lo) + ((uint64_t)wraps << 32);
   s->now_lo = lo;
+}
+
+/* The time a control record may carry (see the design note). */
+static uint64_t ctl_ts(const struct tw_streamer *s)
+{
+  return s->safe_ts > s->out_ts ? s->safe_ts : s->out_ts;
+}
+
+static void wrote_ts(struct tw_streamer *s, uint64_t ts)
+{
+  if (ts > s->out_ts)
+    s->out_ts = ts;
 }
 
 static uint64_t extend(const struct tw_streamer *s, uint32_t t)
@@ -151,7 +173,11 @@ static int write_record(struct tw_streamer *s, int with_ts, uint64_t ts, uint16_
   uint32_t seq = s->ev_seq;
   uint32_t *p = claim(s, words);
   rc = tw_record_encode(p, words, seq, with_ts, ts, id, module, payload, n);
-  return rc < 0 ? rc : 0;
+  if (rc < 0)
+    return rc;
+  if (with_ts)
+    wrote_ts(s, ts);
+  return 0;
 }
 
 static int write_control(struct tw_streamer *s, uint16_t id, uint64_t ts, uint32_t v)
@@ -180,13 +206,15 @@ static int write_snapshot(struct tw_streamer *s, uint16_t id, uint32_t packed, c
   uint8_t data[4 + (TW_CFG_DECL_MAX > TW_CFG_NAME_MAX ? TW_CFG_DECL_MAX : TW_CFG_NAME_MAX)];
   size_t len = strlen(str);
   uint32_t seq_out;
+  uint64_t ts = ctl_ts(s);
 
   memcpy(data, &packed, 4);
   memcpy(data + 4, str, len);
-  int rc = tw_snapshot_encode(snap_sink, s, s->ev_seq, &seq_out, 1, s->now, id, TW_MOD_CONTROL,
+  int rc = tw_snapshot_encode(snap_sink, s, s->ev_seq, &seq_out, 1, ts, id, TW_MOD_CONTROL,
                               0, 0, s->snap_id, 0, 0, data, 4 + len, SNAP_REC_MAX);
   if (rc)
     return rc;
+  wrote_ts(s, ts);
   s->ev_seq = (uint16_t)seq_out;
   s->snap_id++;
   return 0;
@@ -256,6 +284,7 @@ static int write_bytes(struct tw_streamer *s, int timed, const uint32_t *payload
     if (timed) {
       p[i++] = (uint32_t)s->pts;
       p[i++] = (uint32_t)(s->pts >> 32);
+      wrote_ts(s, s->pts);
     }
     p[i++] = (uint32_t)s->prec.id << 16 | TW_MOD_CUSTOM;
     p[i++] = 0;                          /* file */
@@ -342,8 +371,11 @@ static int drain_one(struct tw_streamer *s, uint32_t timeout)
     n = s->cfg.source.get_wait(s->cfg.source.ctx, &rec, s->pdata, TW_EVENT_MAX_DATA, timeout);
   else
     n = s->cfg.source.get(s->cfg.source.ctx, &rec, s->pdata, TW_EVENT_MAX_DATA);
-  if (n <= 0)
+  if (n <= 0) {
+    /* with a timeout the reading is older than the wait: still safe */
+    s->safe_ts = s->now;
     return 0; /* nothing; TW_EMSGSIZE cannot happen with a 255-word buffer */
+  }
   take(s, &rec, n);
   if (s->pend) {
     int rc = write_pending(s);
@@ -387,6 +419,48 @@ static uint32_t decl_packed(const struct tw_custom_decl *c)
   return (uint32_t)c->id | (uint32_t)c->timed << 16 | (uint32_t)c->nfields << 24;
 }
 
+/* While stopped the ring is kept empty: take (and so discard) up to
+ * `budget` events. Returns 1 when the ring was found empty. */
+static int discard_ring(struct tw_streamer *s, uint32_t budget)
+{
+  struct tw_src_rec rec;
+  for (uint32_t i = 0; i < budget; i++) {
+    int n = s->cfg.source.get(s->cfg.source.ctx, &rec, s->pdata, TW_EVENT_MAX_DATA);
+    if (n <= 0) {
+      s->safe_ts = s->now; /* as in drain_one */
+      return 1;
+    }
+    take(s, &rec, n);
+  }
+  return 0;
+}
+
+/* START: SYNC first, so the host has the clock from the first record of the
+ * first packet on; then TRACE_START unless already recording. Both go into
+ * one packet. A START while recording (a host attaching mid-stream) gets
+ * the SYNC too. */
+static int start_step(struct tw_streamer *s)
+{
+  uint32_t words = s->running ? 5u : 10u; /* one or two control records */
+  int rc;
+  if (!s->running)
+    (void)discard_ring(s, s->cfg.source.capacity_words ? s->cfg.source.capacity_words + 1
+                                                       : TW_CFG_STREAMER_BATCH);
+  if ((rc = make_room(s, words * 4)))
+    return rc;
+  uint64_t ts = ctl_ts(s);
+  if ((rc = write_control(s, TW_EV_SYNC, ts, s->cfg.source.freq_hz)))
+    return rc;
+  s->last_sync = s->now;
+  if (!s->running) {
+    if ((rc = write_control(s, TW_EV_TRACE_START, ts, s->mask)))
+      return rc;
+    s->running = 1;
+    apply_mask(s, s->mask);
+  }
+  return 0;
+}
+
 /* One step of the head work item. 0 progress (or done), < 0 blocked. */
 static int work_step(struct tw_streamer *s)
 {
@@ -394,14 +468,8 @@ static int work_step(struct tw_streamer *s)
 
   switch (s->work[0]) {
   case TW_SW_START:
-    if (!s->running) {
-      rc = write_control(s, TW_EV_TRACE_START, s->now, s->mask);
-      if (rc)
-        return rc;
-      s->running = 1;
-      s->last_sync = s->now;
-      apply_mask(s, s->mask);
-    }
+    if ((rc = start_step(s)))
+      return rc;
     pop_work(s);
     return 0;
   case TW_SW_NAMES:
@@ -433,7 +501,7 @@ static int work_step(struct tw_streamer *s)
         s->stop_budget--;
       if (rc < 0)
         return rc;
-      rc = write_control(s, TW_EV_TRACE_STOP, s->now, s->stop_reason);
+      rc = write_control(s, TW_EV_TRACE_STOP, ctl_ts(s), s->stop_reason);
       if (rc)
         return rc;
       s->running = 0;
@@ -555,6 +623,9 @@ int tw_streamer_poll(struct tw_streamer *s, uint32_t timeout)
     return rc;
   }
   observe(s, 0);
+  /* an event taken before the work came is older than any control record */
+  if (s->nwork && s->pend && (rc = write_pending(s)))
+    return rc;
   while (s->nwork)
     if ((rc = work_step(s)))
       return rc;
@@ -570,18 +641,13 @@ int tw_streamer_poll(struct tw_streamer *s, uint32_t timeout)
   } else {
     /* stopped: keep the ring empty, discarding (a non-dynamic logger
      * records kernel events whatever the mask says) */
-    struct tw_src_rec rec;
-    for (int i = 0; i < TW_CFG_STREAMER_BATCH; i++) {
-      int n = s->cfg.source.get(s->cfg.source.ctx, &rec, s->pdata, TW_EVENT_MAX_DATA);
-      if (n <= 0)
-        break;
-      take(s, &rec, n);
-      taken++;
-    }
+    uint32_t before = s->st.events;
+    (void)discard_ring(s, TW_CFG_STREAMER_BATCH);
+    taken = (int)(s->st.events - before);
   }
   observe(s, 0);
   if (s->running && s->now - s->last_sync >= s->cfg.sync_ticks) {
-    if ((rc = write_control(s, TW_EV_SYNC, s->now, s->cfg.source.freq_hz)))
+    if ((rc = write_control(s, TW_EV_SYNC, ctl_ts(s), s->cfg.source.freq_hz)))
       return rc;
     s->last_sync = s->now;
   }
