@@ -12,7 +12,7 @@
  *
  *   tw-demo-target [--scenario NAME] [--seed N] [--duration US | --events N]
  *                  [--connect tcp://127.0.0.1:PORT | --out FILE] [--quiet]
- *                  [--model-log FILE] [--realtime]
+ *                  [--model-log FILE] [--realtime] [--wait-start]
  * --model-log writes every event the model emitted, one line each,
  * "<ticks> <id> <v0> <v1> ...", before the logger's mask and ring: what
  * tw-demo-dump prints for the decoded stream, for comparison.
@@ -20,6 +20,12 @@
  * real one), for a host that wants to watch or stop a long run; timestamps
  * stay virtual. Over TCP the target lingers after the stream ends (until
  * the host is quiet for 200 ms, at most 2 s) to answer late commands.
+ * --wait-start (with --connect) holds the model at time 0 until the host's
+ * START has been answered (at most 5 s): a recorder that asks for target
+ * info and START (tracewire record does) then always does so before the
+ * first model event, instead of at whatever point of a run that takes a
+ * few real milliseconds, so the whole stream is a function of scenario
+ * and seed again (make run relies on that for its known numbers).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -40,12 +46,26 @@ struct io {
   int fd;
   int is_socket;
   unsigned long long bytes;
+  int host_started;  /* a START from the host was acknowledged */
 };
+
+/* Whether buf is the ACK of a logger START (the command service's reply). */
+static int is_start_ack(const void *buf, size_t len)
+{
+  tw_pkt_hdr h;
+  if (len < sizeof h)
+    return 0;
+  memcpy(&h, buf, sizeof h);
+  return tw_pkt_get_hdr_type(&h) == TW_PKT_MSG && tw_pkt_get_msg_type(&h) == TW_MSG_ACK &&
+         tw_pkt_get_service_id(&h) == TW_SVC_LOGGER && tw_pkt_get_cmd_id(&h) == TW_LCMD_START;
+}
 
 static int io_write(void *ctx, const void *buf, size_t len)
 {
   struct io *io = ctx;
   const char *p = buf;
+  if (is_start_ack(buf, len))
+    io->host_started = 1;
   while (len) {
     ssize_t n = io->is_socket ? send(io->fd, p, len, MSG_NOSIGNAL) : write(io->fd, p, len);
     if (n < 0 && errno == EINTR)
@@ -109,7 +129,7 @@ static void usage(void)
   fprintf(stderr,
           "usage: tw-demo-target [--scenario NAME] [--seed N] [--duration US | --events N]\n"
           "                      [--connect tcp://127.0.0.1:PORT | --out FILE] [--quiet]\n"
-          "                      [--model-log FILE] [--realtime]\n"
+          "                      [--model-log FILE] [--realtime] [--wait-start]\n"
           "scenarios:");
   for (int i = 0; i < TW_SIM_SC_COUNT; i++)
     fprintf(stderr, " %s", tw_sim_scenario_name((enum tw_sim_scenario)i));
@@ -179,7 +199,7 @@ int main(int argc, char **argv)
   const char *scenario = "demo", *connect_to = NULL, *out = NULL, *model_log = NULL;
   uint32_t seed = 1;
   uint64_t duration = 0, max_events = 0;
-  int quiet = 0;
+  int quiet = 0, wait_start = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(a, "--quiet")) {
@@ -188,6 +208,10 @@ int main(int argc, char **argv)
     }
     if (!strcmp(a, "--realtime")) {
       realtime = 1;
+      continue;
+    }
+    if (!strcmp(a, "--wait-start")) {
+      wait_start = 1;
       continue;
     }
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -217,7 +241,7 @@ int main(int argc, char **argv)
     usage();
     return 2;
   }
-  struct io io = { -1, 0, 0 };
+  struct io io = { -1, 0, 0, 0 };
   if (connect_to) {
     io.fd = connect_tcp(connect_to);
     io.is_socket = 1;
@@ -255,6 +279,15 @@ int main(int argc, char **argv)
   }
   if (!duration)
     duration = tw_sim_scenario_duration((enum tw_sim_scenario)sc);
+  if (wait_start && io.is_socket) {
+    /* the collector's work with the model still at time 0: commands in,
+     * replies and the records START asks for out */
+    uint32_t t0 = wall_ms(NULL);
+    while (!io.host_started && wall_ms(NULL) - t0 < 5000u && tw_sim_link_drain(&link_) >= 0)
+      pause_1ms(NULL);
+    if (!io.host_started)
+      fprintf(stderr, "tw-demo-target: no START from the host within 5 s; running anyway\n");
+  }
   tw_sim_run(&sim, duration, max_events);
   r = tw_sim_link_finish(&link_);
   if (io.is_socket) {

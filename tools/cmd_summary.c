@@ -1,0 +1,250 @@
+/* `tracewire summary`: the short account `make run` prints (README.md
+ * "What make run prints" says what each line means).
+ *
+ * One pass with the decoder counts events and losses by cause; then the
+ * analysis plugin (cli_an, as `analyze`) gives CPU load per task and the
+ * detector findings. Everything printed is a function of the trace's
+ * content: no paths, sizes of files or wall-clock rates, so the demo's
+ * fixed seed gives a fixed text (tests/sh/demo_summary.sh compares it
+ * with tests/golden/demo-summary-<scenario>.txt). */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "cli_an.h"
+#include "tracewire/events_gen.h"
+
+void tw_cli_summary_help(FILE *f)
+{
+  fputs("usage: tracewire summary [options] TRACE\n"
+        "A short account of TRACE: events, drops by cause, CPU load per task, detector\n"
+        "findings (priority inversion, deadlock, starvation, blocked at the end).\n"
+        "`tracewire stats` and `tracewire analyze` have the details.\n\n"
+        "options:\n"
+        "  --starve-ms N     starvation threshold in ms (default 100)\n"
+        "  -q, --quiet       no per-problem lines on stderr\n"
+        "  -h, --help        this text\n"
+        "exit status: 0 ok, 1 error, 2 usage, 3 input damaged (summary still printed)\n",
+        f);
+}
+
+/* What the decoder saw (first pass). */
+struct counts {
+  unsigned long long events, control, drops_records, streams;
+  unsigned long long ring, pkts_lost, events_lost, unexplained;
+  uint32_t freq_hz;
+  int mixed_freq;
+};
+
+static int count_event(void *ctx, const struct tw_event *ev)
+{
+  struct counts *c = ctx;
+  if (ev->module == TW_MOD_CONTROL) {
+    c->control++;
+    c->drops_records += ev->id == TW_EV_DROPS;
+  } else {
+    c->events++;
+  }
+  return 0;
+}
+
+static int count(const char *path, struct counts *c)
+{
+  struct cli_trace t;
+  memset(c, 0, sizeof *c);
+  int rc = cli_trace_open(&t, path);
+  if (rc) {
+    cli_trace_close(&t);
+    return rc;
+  }
+  t.quiet = 1; /* the analysis pass reports problems */
+  t.on_event = count_event;
+  t.ev_ctx = c;
+  rc = cli_trace_run(&t);
+  for (size_t k = 0; rc == 0 && k < t.nsrc; k++)
+    for (size_t i = 0; i < tw_decoder_nstreams(t.src[k].d); i++) {
+      const struct tw_stream_stats *s = tw_decoder_stream(t.src[k].d, i);
+      c->streams++;
+      c->ring += s->ring_drops;
+      c->pkts_lost += s->pkts_lost;
+      c->events_lost += s->events_lost;
+      c->unexplained += s->unexplained;
+      if (c->freq_hz && s->freq_hz != c->freq_hz)
+        c->mixed_freq = 1;
+      c->freq_hz = s->freq_hz;
+    }
+  cli_trace_close(&t);
+  return rc < 0 ? TW_EXIT_ERROR : rc;
+}
+
+static void fmt_ns(char *buf, size_t cap, uint64_t ns)
+{
+  if (ns >= 1000000000ull)
+    snprintf(buf, cap, "%.3f s", (double)ns / 1e9);
+  else if (ns >= 1000000ull)
+    snprintf(buf, cap, "%.3f ms", (double)ns / 1e6);
+  else
+    snprintf(buf, cap, "%.3f us", (double)ns / 1e3);
+}
+
+struct load {
+  uint16_t task;
+  int prio;
+  uint64_t cpu_ns;
+};
+
+static int by_load(const void *x, const void *y)
+{
+  const struct load *a = x, *b = y;
+  if (a->cpu_ns != b->cpu_ns)
+    return a->cpu_ns < b->cpu_ns ? 1 : -1;
+  return a->task < b->task ? -1 : a->task > b->task;
+}
+
+static void print_load(struct tw_an *an, int core, int ncores)
+{
+  struct tw_an_core_stats cs;
+  if (tw_an_core(an, core, &cs) < 0)
+    return;
+  double span = cs.t1 > cs.t0 ? (double)(cs.t1 - cs.t0) : 1.0;
+  static struct load l[0x10000];
+  size_t n = 0;
+  for (uint32_t task = 0; task < 0xFFFEu; task++) {
+    struct tw_an_task_stats ts;
+    if (tw_an_task(an, core, (uint16_t)task, &ts) == 0)
+      l[n++] = (struct load){ (uint16_t)task, ts.prio, ts.cpu_ns };
+  }
+  qsort(l, n, sizeof l[0], by_load);
+  char dur[32];
+  fmt_ns(dur, sizeof dur, cs.t1 - cs.t0);
+  if (ncores > 1)
+    printf("CPU load  core %d: ", core);
+  else
+    printf("CPU load  ");
+  printf("%zu tasks over %s; interrupts %.1f%%, the rest by task:\n", n, dur,
+         100.0 * (double)cs.isr_ns / span);
+  for (size_t i = 0; i < n; i++) {
+    char name[64];
+    printf("            %-16s %5.1f%%", tw_an_name(an, TW_OBJ_TASK, l[i].task, name, sizeof name),
+           100.0 * (double)l[i].cpu_ns / span);
+    if (l[i].prio >= 0)
+      printf("  prio %d", l[i].prio);
+    putchar('\n');
+  }
+}
+
+static void print_finding(struct tw_an *an, const struct tw_an_finding *f)
+{
+  char a[64], b[64], o[64], d[32], t0[32], t1[32];
+  fmt_ns(d, sizeof d, f->ns);
+  fmt_ns(t0, sizeof t0, f->t0);
+  fmt_ns(t1, sizeof t1, f->t1);
+  const char *task0 = f->ntasks > 0 ? tw_an_name(an, TW_OBJ_TASK, f->tasks[0], a, sizeof a) : "?";
+  const char *obj0 = f->nobjs > 0 ? tw_an_name(an, f->obj_kinds[0], f->objs[0], o, sizeof o) : "?";
+  printf("            ");
+  switch (f->kind) {
+  case TW_AN_PRIO_INVERSION:
+    printf("priority inversion: %s waited on %s held by lower-priority %s for %s (%s..%s)", task0,
+           obj0, f->ntasks > 1 ? tw_an_name(an, TW_OBJ_TASK, f->tasks[1], b, sizeof b) : "?", d,
+           t0, t1);
+    break;
+  case TW_AN_DEADLOCK:
+    printf("deadlock:");
+    for (int i = 0; i < f->ntasks; i++)
+      printf("%s %s waits for %s", i ? "," : "", tw_an_name(an, TW_OBJ_TASK, f->tasks[i], a, sizeof a),
+             i < f->nobjs ? tw_an_name(an, f->obj_kinds[i], f->objs[i], o, sizeof o) : "?");
+    printf(" (from %s)", t0);
+    break;
+  case TW_AN_STARVATION:
+    printf("starvation: %s ready but not run for %s (%s..%s)", task0, d, t0, t1);
+    break;
+  case TW_AN_BLOCKED_AT_END:
+    printf("blocked at end: %s on %s since %s", task0, obj0, t0);
+    break;
+  default:
+    printf("%s", tw_an_finding_name(f->kind));
+  }
+  /* the detector's own caveat: events were lost where it looked */
+  puts(f->across_gap ? " [events lost here]" : "");
+}
+
+struct ctx {
+  const struct counts *c;
+};
+
+static void print(void *vctx, struct tw_an *an)
+{
+  const struct counts *c = ((struct ctx *)vctx)->c;
+  unsigned long long lost = c->ring + c->events_lost + c->unexplained;
+  printf("events    %llu kernel/RTOS events and %llu control records from %llu stream%s",
+         c->events, c->control, c->streams, c->streams == 1 ? "" : "s");
+  if (c->mixed_freq)
+    printf(" (clocks differ)\n");
+  else
+    printf(" (clock %" PRIu32 " Hz)\n", c->freq_hz);
+  printf("drops     %llu events lost: ring overflow %llu (%llu DROPS records), transport %llu "
+         "(%llu packets), unexplained %llu\n",
+         lost, c->ring, c->drops_records, c->events_lost, c->pkts_lost, c->unexplained);
+  int ncores = tw_an_ncores(an);
+  for (int core = 0; core < ncores; core++)
+    print_load(an, core, ncores);
+  size_t nf = tw_an_nfindings(an);
+  size_t kinds[TW_AN_NKINDS] = {0};
+  for (size_t i = 0; i < nf; i++)
+    kinds[tw_an_finding_at(an, i)->kind]++;
+  printf("findings  %zu: priority inversion %zu, deadlock %zu, starvation %zu, blocked at end %zu\n",
+         nf, kinds[TW_AN_PRIO_INVERSION], kinds[TW_AN_DEADLOCK], kinds[TW_AN_STARVATION],
+         kinds[TW_AN_BLOCKED_AT_END]);
+  static const enum tw_an_finding_kind worst_first[] = {
+    TW_AN_DEADLOCK, TW_AN_PRIO_INVERSION, TW_AN_STARVATION, TW_AN_BLOCKED_AT_END};
+  for (size_t k = 0; k < sizeof worst_first / sizeof worst_first[0]; k++)
+    for (size_t i = 0; i < nf; i++) /* in the detector's order within a kind */
+      if (tw_an_finding_at(an, i)->kind == worst_first[k])
+        print_finding(an, tw_an_finding_at(an, i));
+  fflush(stdout);
+}
+
+int tw_cli_summary(int argc, char **argv)
+{
+  static const struct option opts[] = {
+    {"starve-ms", required_argument, 0, 's'}, {"quiet", no_argument, 0, 'q'},
+    {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+  struct cli_an run = {0};
+  int c;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
+    switch (c) {
+    case 's': {
+      char *end;
+      unsigned long long ms = strtoull(optarg, &end, 0);
+      if (*end || !ms || ms > 86400000ull) {
+        cli_err("summary: --starve-ms %s: expected 1..86400000", optarg);
+        return TW_EXIT_USAGE;
+      }
+      run.starve_ns = ms * 1000000ull;
+      break;
+    }
+    case 'q': run.quiet = 1; break;
+    case 'h': tw_cli_summary_help(stdout); return TW_EXIT_OK;
+    default: tw_cli_summary_help(stderr); return TW_EXIT_USAGE;
+    }
+  }
+  if (optind != argc - 1) {
+    tw_cli_summary_help(stderr);
+    return TW_EXIT_USAGE;
+  }
+  run.path = argv[optind];
+  if (!strcmp(run.path, "-")) {
+    cli_err("summary: needs a file (several passes), not stdin");
+    return TW_EXIT_USAGE;
+  }
+  struct counts counts;
+  int rc = count(run.path, &counts);
+  if (rc == TW_EXIT_ERROR)
+    return rc;
+  struct ctx ctx = { &counts };
+  run.after = print;
+  run.ctx = &ctx;
+  return cli_an_run(&run);
+}
