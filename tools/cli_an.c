@@ -75,6 +75,11 @@ static int replay(struct an_pass *p, const struct cli_an *o)
   p->t = t;
   p->t.quiet = o->quiet;
   tw_decoder_on_diag(p->t.d, on_diag, p);
+  /* A recorder may write the target's info (the clock) after the first
+   * packets; the first pass saw it, so the second has it from the start. */
+  if (pre.have_info && pre.info[TW_INFO_TS_FREQ_HZ])
+    tw_decoder_set_freq(p->t.d, (uint16_t)pre.info[TW_INFO_ENDPOINT],
+                        pre.info[TW_INFO_TS_FREQ_HZ]);
   if (tw_merge_open(&m, o->window ? o->window : 4096, feed, p) < 0) {
     cli_trace_close(&p->t);
     cli_trace_close(&pre);

@@ -177,8 +177,8 @@ static void jcore(FILE *f, const struct tw_an *a, size_t ci)
             q->irq == TW_AN_IRQ_UNKNOWN ? (int64_t)-1 : (int64_t)q->irq);
     jstr(f, nm(a, TW_OBJ_IRQ, q->irq, b, sizeof b));
     fprintf(f, ",\"count\":%" PRIu64 ",\"nested\":%" PRIu64 ",\"max_depth\":%d,\"cpu_ns\":%" PRIu64
-               ",\"cpu_pct\":%.3f,\"duration\":",
-            q->count, q->nested, q->max_depth, q->cpu_ns, pct(q->cpu_ns, dur));
+               ",\"cpu_pct\":%.3f,\"cut_by_loss\":%" PRIu64 ",\"duration\":",
+            q->count, q->nested, q->max_depth, q->cpu_ns, pct(q->cpu_ns, dur), q->cut);
     jhist(f, q->dur, 1);
     fputs(",\"load_permille\":", f);
     jload(f, c, q->win);
