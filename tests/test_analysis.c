@@ -366,6 +366,40 @@ static void test_engine_direct(void **state)
   tw_an_destroy(a);
 }
 
+/* A loss inside an interrupt: the frame is closed at the gap (its LeaveInt
+ * may be among the lost events), not charged to the end of the trace. */
+static void test_gap_closes_interrupts(void **state)
+{
+  (void)state;
+  struct tw_an *a;
+  assert_int_equal(tw_an_create(&a, NULL), 0);
+  struct tw_an_ev drops = ev(50, 0x103, TW_AN_NO_TASK, 0, 0);
+  drops.index = 5;
+  const struct tw_an_ev e[] = {
+    ev(0, 4, TW_AN_NO_TASK, 0, 1), ev(10, 4, TW_AN_NO_TASK, 0, 0xFFFE), ev(10, 2, TW_AN_NO_TASK, 16, 0),
+    drops, ev(60, 4, TW_AN_NO_TASK, 0, 1),
+    ev(100, 4, TW_AN_NO_TASK, 0, 0xFFFE), ev(100, 2, TW_AN_NO_TASK, 17, 0),
+    ev(110, 4, TW_AN_NO_TASK, 0, 0xFFFF), ev(200, 4, TW_AN_NO_TASK, 0, 2)};
+  for (size_t i = 0; i < sizeof e / sizeof e[0]; i++)
+    tw_an_event(a, 0, &e[i]);
+  tw_an_finish(a);
+  struct tw_an_core_stats c;
+  struct tw_an_irq_stats q;
+  assert_int_equal(tw_an_core(a, 0, &c), 0);
+  assert_int_equal(c.max_nesting, 1);
+  assert_int_equal(c.isr_ns, 40 * US + 10 * US);
+  assert_int_equal(tw_an_irq(a, 0, 16, &q), 0);
+  assert_int_equal(q.cut, 1);
+  assert_int_equal(q.count, 0);
+  assert_int_equal(tw_an_irq(a, 0, 17, &q), 0);
+  assert_int_equal(q.count, 1);
+  assert_int_equal(q.dur->max, 10 * US);
+  assert_int_equal(tw_an_nlosses(a), 1);
+  assert_int_equal(tw_an_loss_at(a, 0)->t, 50 * US);
+  assert_int_equal(tw_an_lost(a, TW_AN_LOSS_RING), 5);
+  tw_an_destroy(a);
+}
+
 /* The same plugin as a shared library, through `tracewire run`'s session. */
 static void test_plugin_library(void **state)
 {
@@ -414,6 +448,7 @@ int main(void)
     cmocka_unit_test(test_planted_deadlock),
     cmocka_unit_test(test_hist_accuracy),
     cmocka_unit_test(test_engine_direct),
+    cmocka_unit_test(test_gap_closes_interrupts),
     cmocka_unit_test(test_plugin_library),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

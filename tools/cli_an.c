@@ -81,8 +81,15 @@ static int replay(struct an_pass *p, const struct cli_an *o)
     return rc;
   }
   p->t.quiet = o->quiet;
-  for (size_t k = 0; k < p->t.nsrc; k++)
+  for (size_t k = 0; k < p->t.nsrc; k++) {
     tw_decoder_on_diag(p->t.src[k].d, on_diag, &p->t.src[k]);
+    /* A recorder may write the target's info (the clock) after the first
+     * packets; the first pass saw it, so the second has it from the start. */
+    const struct cli_src *pre = k < p->pre.nsrc ? &p->pre.src[k] : NULL;
+    if (pre && pre->have_info && pre->info[TW_INFO_TS_FREQ_HZ])
+      tw_decoder_set_freq(p->t.src[k].d, (uint16_t)pre->info[TW_INFO_ENDPOINT],
+                          pre->info[TW_INFO_TS_FREQ_HZ]);
+  }
   if (tw_merge_open(&m, o->window ? o->window : 4096, feed, p) < 0) {
     cli_trace_close(&p->t);
     cli_err("out of memory");

@@ -182,6 +182,7 @@ int tw_an_obj(const struct tw_an *a, enum tw_obj_kind kind, uint32_t obj,
 struct tw_an_irq_stats {
   uint32_t irq;
   uint64_t count, nested, cpu_ns;
+  uint64_t cut;              /* frames closed at a loss gap (duration unknown) */
   int max_depth;
   const struct tw_hist *dur;
 };

@@ -45,7 +45,7 @@ struct an_frame {
 
 struct an_irq {
   uint32_t irq;
-  uint64_t count, nested, cpu_ns;
+  uint64_t count, nested, cpu_ns, cut; /* cut: closed at a loss gap, duration unknown */
   int max_depth;
   struct tw_hist *dur;
   uint64_t *win;

@@ -699,10 +699,32 @@ static void name_event(struct tw_an *a, const struct tw_an_ev *ev)
   }
 }
 
+/* Events are missing before t: an interrupt open before the gap most
+ * likely ended inside it (its LeaveInt may be among the lost), so open
+ * frames are closed at t rather than charged forever; their durations are
+ * unknown and stay out of the distributions. */
+static void close_frames_at_gap(struct tw_an *a, int core, uint64_t t)
+{
+  struct an_core *c = &a->cores[core];
+  if (!c->depth)
+    return;
+  charge(a, c, t);
+  while (c->depth > 0) {
+    struct an_frame *fr = &c->frames[--c->depth];
+    struct an_irq *q = irq_get(c, fr->irq);
+    if (q)
+      q->cut++;
+    if (!fr->announced)
+      enter_item(a, core, fr);
+    irq_item(a, core, fr, t);
+  }
+}
+
 static void push_loss(struct tw_an *a, int core, enum tw_an_loss_cause cause, uint64_t t,
                       uint64_t count)
 {
   struct an_core *c = &a->cores[core];
+  close_frames_at_gap(a, core, t);
   c->epoch++;
   a->lost[cause] += count;
   if (a->nloss >= TW_AN_MAX_LOSSES) { /* bounded: the rest joins the last entry */

@@ -65,18 +65,15 @@ static double pct(uint64_t part, uint64_t whole)
   return whole ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
-/* Contention ranking: total wait, then blocks. */
-static const struct tw_an *sort_ctx;
-static int by_contention(const void *x, const void *y)
+/* Contention ranking: total wait, then blocks, then number. */
+static int before(const struct an_obj *m, uint32_t x, uint32_t y)
 {
-  const struct an_obj *m = sort_ctx->objs[TW_OBJ_MUTEX];
-  const struct an_obj *a = &m[*(const uint32_t *)x], *b = &m[*(const uint32_t *)y];
-  double wa = a->wait ? a->wait->sum : 0, wb = b->wait ? b->wait->sum : 0;
-  if (wa != wb)
-    return wa < wb ? 1 : -1;
-  if (a->blocks != b->blocks)
-    return a->blocks < b->blocks ? 1 : -1;
-  return *(const uint32_t *)x < *(const uint32_t *)y ? -1 : 1;
+  double wx = m[x].wait ? m[x].wait->sum : 0, wy = m[y].wait ? m[y].wait->sum : 0;
+  if (wx != wy)
+    return wx > wy;
+  if (m[x].blocks != m[y].blocks)
+    return m[x].blocks > m[y].blocks;
+  return x < y;
 }
 
 static size_t ranked_mutexes(const struct tw_an *a, uint32_t **out)
@@ -88,8 +85,15 @@ static size_t ranked_mutexes(const struct tw_an *a, uint32_t **out)
   for (size_t i = 0; i < a->nobjs[TW_OBJ_MUTEX]; i++)
     if (a->objs[TW_OBJ_MUTEX][i].used)
       (*out)[n++] = (uint32_t)i;
-  sort_ctx = a;
-  qsort(*out, n, sizeof **out, by_contention);
+  /* insertion sort: few mutexes, and no global comparator context */
+  const struct an_obj *m = a->objs[TW_OBJ_MUTEX];
+  for (size_t i = 1; i < n; i++) {
+    uint32_t v = (*out)[i];
+    size_t j = i;
+    for (; j > 0 && before(m, v, (*out)[j - 1]); j--)
+      (*out)[j] = (*out)[j - 1];
+    (*out)[j] = v;
+  }
   return n;
 }
 
@@ -177,8 +181,8 @@ static void jcore(FILE *f, const struct tw_an *a, size_t ci)
             q->irq == TW_AN_IRQ_UNKNOWN ? (int64_t)-1 : (int64_t)q->irq);
     jstr(f, nm(a, TW_OBJ_IRQ, q->irq, b, sizeof b));
     fprintf(f, ",\"count\":%" PRIu64 ",\"nested\":%" PRIu64 ",\"max_depth\":%d,\"cpu_ns\":%" PRIu64
-               ",\"cpu_pct\":%.3f,\"duration\":",
-            q->count, q->nested, q->max_depth, q->cpu_ns, pct(q->cpu_ns, dur));
+               ",\"cpu_pct\":%.3f,\"cut_by_loss\":%" PRIu64 ",\"duration\":",
+            q->count, q->nested, q->max_depth, q->cpu_ns, pct(q->cpu_ns, dur), q->cut);
     jhist(f, q->dur, 1);
     fputs(",\"load_permille\":", f);
     jload(f, c, q->win);

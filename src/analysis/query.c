@@ -124,6 +124,7 @@ int tw_an_irq(const struct tw_an *a, int core, uint32_t irq, struct tw_an_irq_st
     out->count = c->irqs[i].count;
     out->nested = c->irqs[i].nested;
     out->cpu_ns = c->irqs[i].cpu_ns;
+    out->cut = c->irqs[i].cut;
     out->max_depth = c->irqs[i].max_depth;
     out->dur = c->irqs[i].dur;
     return 0;

@@ -14,8 +14,9 @@
  *                byte: index into tw-meta's codes), aux (varint: index/value)
  *   tw-sg-*      detail intervals: t0 (zigzag varint deltas), dur (varint),
  *                lane, ref lane (uint16 LE), state (byte)
- *   tw-bin-*     per lane TW_REPORT_BINS busy fractions (float32) and event
- *                counts (uint32), lane after lane
+ *   tw-bin-*     per lane TW_REPORT_BINS busy fractions (a byte: 0 idle,
+ *                1..255 busy 0..100 %) and event counts (varints), lane
+ *                after lane
  *
  * Items arrive nearly in time order (interrupt entries are announced once
  * their irq is known, intervals when they end); the page sorts per lane.
@@ -472,18 +473,25 @@ static void write_meta(struct tw_report *r, const struct tw_an *an, FILE *out)
         "\"irq_nested\"]}</script>\n", out);
 }
 
+/* Bins: busy fraction quantised to a byte (1/255 is finer than a pixel's
+ * shade), counts as varints (mostly one byte: zoomed-out lanes are sparse). */
 static int write_bins(struct tw_report *r, FILE *out)
 {
   struct b64 *b = &r->b64;
   b64_init(b, out);
   fputs("<script type=\"application/octet-stream\" id=\"tw-bin-busy\">\n", out);
   for (size_t i = 0; i < r->nlanes; i++)
-    b64_put(b, r->lanes[i].busy, TW_REPORT_BINS * sizeof(float));
+    for (int k = 0; k < TW_REPORT_BINS; k++) {
+      float f = r->lanes[i].busy[k];
+      uint8_t q = (uint8_t)(f <= 0 ? 0 : f >= 1 ? 255 : f * 254.0f + 1.0f);
+      b64_put(b, &q, 1);
+    }
   b64_end(b);
   fputs("</script>\n<script type=\"application/octet-stream\" id=\"tw-bin-cnt\">\n", out);
   b64_init(b, out);
   for (size_t i = 0; i < r->nlanes; i++)
-    b64_put(b, r->lanes[i].cnt, TW_REPORT_BINS * sizeof(uint32_t));
+    for (int k = 0; k < TW_REPORT_BINS; k++)
+      put_varint(b, r->lanes[i].cnt[k]);
   b64_end(b);
   fputs("</script>\n", out);
   return 0;

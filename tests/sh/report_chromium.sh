@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The HTML report in a real browser: headless Chromium opens a report of
 # a scripted trace (planted priority inversion, deadlock, ring drops) and
-# of a clean one, takes a screenshot, and dumps the DOM after the page's
+# of a clean one and of a random two-core one, takes screenshots, and dumps the DOM after the page's
 # script wrote its self-test record (#tw-selftest). Checked: no script
 # error (window.onerror records them), every lane and all twelve seed-002
 # markers drawn, the findings listed, clicking a finding zooms the
@@ -39,6 +39,8 @@ browse() { # browse OUT_DOM OUT_PNG URL
 
 "$scn" --cycles 20 --inversion 5 --drops 12 --deadlock -o "$tmp/demo.uia"
 "$tw" report "$tmp/demo.uia" -o "$tmp/demo.html" 2>/dev/null || fail "report exit $?"
+"$tw" synth -o "$tmp/two.uia" --packets 60 --instances 2 2>/dev/null  # two cores, random events
+"$tw" report "$tmp/two.uia" -o "$tmp/two.html" 2>/dev/null || fail "report (two cores) exit $?"
 "$scn" --cycles 10 -o "$tmp/clean.uia"
 "$tw" report "$tmp/clean.uia" -o "$tmp/clean.html" 2>/dev/null || fail "report (clean) exit $?"
 
@@ -52,11 +54,12 @@ done
 
 browse "$tmp/demo.dom" "$tmp/demo.png" "file://$tmp/demo.html"
 browse "$tmp/clean.dom" "$tmp/clean.png" "file://$tmp/clean.html"
-for p in "$tmp/demo.png" "$tmp/clean.png"; do
+browse "$tmp/two.dom" "$tmp/two.png" "file://$tmp/two.html"
+for p in "$tmp/demo.png" "$tmp/clean.png" "$tmp/two.png"; do
   [ "$(stat -c %s "$p")" -gt 30000 ] || fail "$p: screenshot missing or blank"
 done
 
-python3 - "$tmp/demo.dom" "$tmp/clean.dom" <<'PY'
+python3 - "$tmp/demo.dom" "$tmp/clean.dom" "$tmp/two.dom" <<'PY'
 import html, json, re, sys
 
 def selftest(path):
@@ -100,6 +103,8 @@ dom, r = selftest(sys.argv[2])
 assert r["findings"] == 0 and r["findingItems"] == 0, r
 assert "nothing found" in dom
 assert r["glyphs"].get("UpBlock", 0) == 0 and r["glyphs"].get("Push", 0) > 0
+dom, r = selftest(sys.argv[3])
+assert r["cores"] == 2 and r["cpuCharts"] == 2, (r["cores"], r["cpuCharts"])
 print("report in chromium: lanes", len(want), "markers 12, findings ok, clean trace clean")
 PY
 # Keep the demo screenshot where the docs can pick it up.
