@@ -19,8 +19,10 @@ $(BUILD)/CMakeCache.txt:
 build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
-# The main job: the demo (see README.md). Until the RTOS workload model
-# exists it runs the best end-to-end path there is.
+# The main job: the demo (README.md "make run"): the RTOS workload model
+# streams over loopback TCP to `tracewire record`; CTF, Perfetto, the HTML
+# report and a summary come out in out/<scenario>/. SCENARIO=deadlock
+# (or pipeline, contention, inversion, storm) and SEED=n pick another run.
 run: build
 	@bash scripts/run-demo.sh $(BUILD)
 

@@ -1,11 +1,144 @@
 #!/usr/bin/env bash
-# `make run`: the best end-to-end path that exists. Until the RTOS workload
-# demo lands this is examples/wire-demo: a batch of RTOS events encoded
-# into UIA event packets (one little-endian and one big-endian core),
-# written to <builddir>/wire-demo.uia, parsed back and printed.
+# `make run`: the demo, end to end over loopback TCP (README.md "make run").
+# `make run-qemu` is the same with the firmware under QEMU as the target.
+#
+#   1. record   the RTOS workload model (scenario, fixed seed) streams UIA
+#               packets to `tracewire record`, which writes the trace and
+#               sends its commands (target info, START) back on the same
+#               connection. TARGET=host: tw-demo-target, which holds its
+#               model until the recorder's START is answered, so the trace
+#               is a function of scenario and seed. TARGET=qemu: the same
+#               model as Cortex-M3 firmware (mps2-an385) whose UART0 QEMU
+#               connects to the recorder; it runs from reset, so the
+#               recorder's commands arrive mid-stream (their records
+#               differ, the events do not: tests/sh/qemu_run_matches_demo.sh)
+#   2. export   CTF (babeltrace2, Trace Compass) and Perfetto
+#   3. report   one self-contained HTML file
+#   4. summary  `tracewire summary`: events, drops by cause, CPU load per
+#               task, detector findings
+# then the paths of what it wrote and how to open each.
+#
+# A step whose command is not in this build of `tracewire` is skipped and
+# said so; every other failure fails the demo.
+#
 # Usage: scripts/run-demo.sh <builddir>
+#   SCENARIO=demo (or deadlock, pipeline, contention, inversion, storm)
+#   SEED=1  TARGET=host|qemu  OUT=out/<scenario> (out/qemu-<scenario>)
 set -euo pipefail
+cd "$(dirname "$0")/.."
 b=${1:?usage: scripts/run-demo.sh <builddir>}
-demo="$b/examples/wire-demo/tw_wire_demo"
-[ -x "$demo" ] || { echo "run-demo.sh: $demo not built (run: make build BUILD=$b)" >&2; exit 1; }
-exec "$demo" "$b/wire-demo.uia"
+scenario=${SCENARIO:-demo}; seed=${SEED:-1}; kind=${TARGET:-host}
+tw=$b/tools/tracewire
+case $kind in
+  host)
+    out=${OUT:-out/$scenario}
+    target=$b/examples/demo-target/tw-demo-target ;;
+  qemu)
+    out=${OUT:-out/qemu-$scenario}
+    target=$b/firmware/fw.elf
+    command -v qemu-system-arm >/dev/null ||
+      { echo "run-demo: qemu-system-arm not found (Debian: qemu-system-arm)" >&2; exit 1; }
+    command -v arm-none-eabi-gcc >/dev/null ||
+      { echo "run-demo: arm-none-eabi-gcc not found (Debian: gcc-arm-none-eabi)" >&2; exit 1; }
+    case $b in /*) fw_out=$b/firmware ;; *) fw_out=$PWD/$b/firmware ;; esac
+    make -s -C firmware OUT="$fw_out" >/dev/null ;;
+  *) echo "run-demo: TARGET=$kind: expected host or qemu" >&2; exit 2 ;;
+esac
+for x in "$tw" "$target"; do
+  [ -e "$x" ] || { echo "run-demo: $x not built (run: make build BUILD=$b)" >&2; exit 1; }
+done
+has() { "$tw" "$1" --help >/dev/null 2>&1; }
+skipped=()
+t0=$(date +%s%N)
+
+rm -rf "$out"
+mkdir -p "$out"
+trace=$out/trace.twt
+if [ "$kind" = qemu ]; then
+  echo "tracewire demo: scenario $scenario, seed $seed: the RTOS workload model (sim/) as Cortex-M3 firmware under QEMU"
+else
+  echo "tracewire demo: scenario $scenario, seed $seed: the RTOS workload model (sim/) over loopback TCP"
+fi
+
+# ---- 1. record
+: > "$out/record.log" # there before the background recorder opens it
+"$tw" record --from tcp-listen://127.0.0.1:0 -o "$trace" -q 2> "$out/record.log" &
+rec=$!
+trap 'kill $rec 2>/dev/null || true' EXIT
+port=
+for _ in $(seq 200); do  # the recorder prints the port it listens on
+  port=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' "$out/record.log" | head -1)
+  [ -n "$port" ] && break
+  sleep 0.05
+done
+[ -n "$port" ] || { echo "run-demo: tracewire record did not start listening:" >&2; cat "$out/record.log" >&2; exit 1; }
+if [ "$kind" = qemu ]; then
+  echo "[1/4] record   qemu-system-arm -M mps2-an385 $target, UART0 -> tcp://127.0.0.1:$port -> tracewire record -> $trace"
+  rc=0
+  # the firmware ends the scenario itself (semihosting exit 0)
+  timeout 120 qemu-system-arm -M mps2-an385 -nographic -monitor none -semihosting \
+    -kernel "$target" -serial "tcp:127.0.0.1:$port" -append "--scenario $scenario --seed $seed" \
+    > "$out/target.log" 2>&1 || rc=$?
+  [ $rc -eq 0 ] || { cat "$out/target.log" >&2
+    echo "run-demo: firmware exited with status $rc (124: timed out; docs/sim.md lists the others)" >&2; exit 1; }
+else
+  echo "[1/4] record   tw-demo-target -> tcp://127.0.0.1:$port -> tracewire record -> $trace"
+  "$target" --scenario "$scenario" --seed "$seed" --connect "tcp://127.0.0.1:$port" --wait-start \
+    2> "$out/target.log" || { cat "$out/target.log" >&2; echo "run-demo: tw-demo-target failed" >&2; exit 1; }
+fi
+wait $rec || { cat "$out/record.log" >&2; echo "run-demo: tracewire record failed" >&2; exit 1; }
+trap - EXIT
+# the target's own account (what the model emitted, what the ring dropped)
+# and the recorder's (what arrived)
+sed -n 's/^tw-demo-target: scenario [^:]*: /               target:   /p' "$out/target.log"
+sed -n 's/^tracewire record: \(.*[0-9]* events\) ([^)]*)/               recorder: \1/p' "$out/record.log"
+
+# ---- 2. export
+if has export; then
+  "$tw" export "$trace" --format ctf -o "$out/ctf" -q
+  "$tw" export "$trace" --format perfetto -o "$out/trace.perfetto-trace" -q
+  echo "[2/4] export   CTF $out/ctf/, Perfetto $out/trace.perfetto-trace"
+else
+  echo "[2/4] export   SKIPPED: this tracewire has no 'export' command yet"
+  skipped+=(export)
+fi
+
+# ---- 3. report
+if has report; then
+  "$tw" report "$trace" -o "$out/report.html" -q 2> "$out/report.log" ||
+    { cat "$out/report.log" >&2; echo "run-demo: tracewire report failed" >&2; exit 1; }
+  echo "[3/4] report   $out/report.html"
+else
+  echo "[3/4] report   SKIPPED: this tracewire has no 'report' command yet"
+  skipped+=(report)
+fi
+
+# ---- 4. summary
+echo "[4/4] summary"
+if has summary; then
+  "$tw" summary -q "$trace" > "$out/summary.txt"
+else
+  "$tw" stats -q "$trace" > "$out/summary.txt"
+  skipped+=(summary)
+fi
+sed 's/^/  /' "$out/summary.txt"
+
+# ---- where things are
+echo
+echo "open them:"
+if [ -d "$out/ctf" ]; then
+  echo "  CTF          babeltrace2 $out/ctf | less   (Debian: babeltrace2)"
+  echo "               Trace Compass: File > Open Trace... > $out/ctf/metadata"
+fi
+[ -f "$out/trace.perfetto-trace" ] &&
+  echo "  Perfetto     https://ui.perfetto.dev > Open trace file > $out/trace.perfetto-trace"
+[ -f "$out/report.html" ] &&
+  echo "  report       xdg-open $out/report.html   (any browser; one file, works offline)"
+echo "  events       $tw print $trace | less"
+echo "  analyses     $tw analyze $trace"
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+if [ ${#skipped[@]} -gt 0 ]; then
+  echo "run-demo: done in $((ms / 1000)).$(printf %03d $((ms % 1000))) s; skipped: ${skipped[*]}"
+else
+  echo "run-demo: done in $((ms / 1000)).$(printf %03d $((ms % 1000))) s"
+fi

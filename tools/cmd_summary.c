@@ -151,9 +151,11 @@ static void print_finding(struct tw_an *an, const struct tw_an_finding *f)
     break;
   case TW_AN_DEADLOCK:
     printf("deadlock:");
-    for (int i = 0; i < f->ntasks; i++)
-      printf("%s %s waits for %s", i ? "," : "", tw_an_name(an, TW_OBJ_TASK, f->tasks[i], a, sizeof a),
-             i < f->nobjs ? tw_an_name(an, f->obj_kinds[i], f->objs[i], o, sizeof o) : "?");
+    for (int i = 0; i < f->ntasks; i++) /* task i waits for object i, held by task i + 1 */
+      printf("%s %s waits for %s held by %s", i ? "," : "",
+             tw_an_name(an, TW_OBJ_TASK, f->tasks[i], a, sizeof a),
+             i < f->nobjs ? tw_an_name(an, f->obj_kinds[i], f->objs[i], o, sizeof o) : "?",
+             tw_an_name(an, TW_OBJ_TASK, f->tasks[(i + 1) % f->ntasks], b, sizeof b));
     printf(" (from %s)", t0);
     break;
   case TW_AN_STARVATION:

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# `make run` works: the demo script runs, exits 0, decodes every event it
+# examples/wire-demo (the first end-to-end path; `make run` is now the RTOS
+# demo, tests/sh/demo_summary.sh): it runs, exits 0, decodes every event it
 # sent, and the file it wrote is the packets it printed (sizes add up).
 set -euo pipefail
 b=$1 src=$2
-out=$(bash "$src/scripts/run-demo.sh" "$b")
+out=$("$b/examples/wire-demo/tw_wire_demo" "$b/wire-demo.uia")
 echo "$out"
 grep -q "all 18 events decoded intact" <<<"$out"
 [ "$(grep -c '^  core ' <<<"$out")" -eq 18 ]
