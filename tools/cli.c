@@ -167,6 +167,7 @@ int cli_trace_open(struct cli_trace *t, const char *path)
     if (twt)
       tw_conn_twt_on_chunk(s->conn, on_chunk, s);
   }
+  t->d = t->src[0].d;
   return 0;
 }
 

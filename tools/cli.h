@@ -49,6 +49,7 @@ struct cli_trace {
   const char *path;
   struct cli_src src[CLI_MAX_SOURCES];
   size_t nsrc;
+  struct tw_decoder *d;        /* src[0].d: the decoder of a single-source trace */
   int is_twt;
   int quiet;                   /* suppress per-diagnostic lines */
   unsigned long long damage;   /* skips, bad records, snapshot errors, truncation */

@@ -77,11 +77,10 @@ static int prescan(struct run *r, const char *path, int quiet)
   (void)quiet;
   if ((rc = cli_trace_run(&r->pre)) != 0)
     return rc;
-  for (size_t i = 0; i < r->pre.nsrc; i++)
-    if (tw_mti_system_sync_decoder(r->sys, r->pre.src[i].d) < 0) {
-      cli_err("out of memory");
-      return TW_EXIT_ERROR;
-    }
+  if (tw_mti_system_sync_decoder(r->sys, r->pre.d) < 0) {
+    cli_err("out of memory");
+    return TW_EXIT_ERROR;
+  }
   return 0;
 }
 
@@ -97,7 +96,7 @@ static int replay(struct run *r, const char *path, size_t window, int quiet)
     cli_err("out of memory");
     return TW_EXIT_ERROR;
   }
-  r->t.on_event = tw_merge_push;
+  r->t.on_event = tw_merge_push; /* every source's events (cli.h) */
   r->t.ev_ctx = m;
   tw_mti_system_start(r->sys);
   rc = cli_trace_run(&r->t);
