@@ -76,6 +76,8 @@ static int feed(void *ctx, const struct tw_event *ev)
 {
   struct exp *e = ctx;
   if ((++e->fed & 4095) == 0) {
+    if (e->x && tw_export_error(e->x))
+      return tw_export_error(e->x); /* a full disk: stop; Release reports it */
     if (e->x)
       pass_loss(e);
     if (e->progress && (e->fed & 0xFFFFF) == 0)

@@ -261,6 +261,9 @@ expect 2 "unknown format 'pdf'" "$tw" export "$tmp/t.bin" -f pdf -o "$tmp/x"
 expect 2 "not standard input" "$tw" export - -f ctf -o "$tmp/x"
 expect 1 "$tmp/no/such/x.json: cannot create" "$tw" export "$tmp/t.bin" -f json -o "$tmp/no/such/x.json"
 expect 1 "$tmp/no/such/ctf: cannot create directory" "$tw" export "$tmp/t.bin" -f ctf -o "$tmp/no/such/ctf"
+if [ -w /dev/full ]; then
+  expect 1 "/dev/full: write failed" "$tw" export "$tmp/t.bin" -f perfetto -o /dev/full
+fi
 expect 2 "TRACE.export_csv.out (the output path) is required" \
   "$tw" run "$tmp/t.bin" --plugin "$B/plugins/libtw_export_csv.so"
 # The .so plugins write what the built-in exporters write.
