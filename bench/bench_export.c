@@ -13,7 +13,7 @@
  * `babeltrace2 CTFDIR -o dummy` reads the CTF trace just written (its
  * fastest sink: decode and discard), timed as a child process; the ratio
  * is babeltrace2's time over our decode time for the same events.
- * Best of 3 for ours, one babeltrace2 run (it is the slow side). All
+ * Best of 5 for ours, one babeltrace2 run (it is the slow side). All
  * times are CPU seconds (user + system), ours and babeltrace2's alike.
  *
  *   bench_export [MiB]   (default 64)
@@ -168,11 +168,13 @@ static double pass(const char *path, const char *format, const char *out,
   return t;
 }
 
-static double best_of_3(const char *path, const char *format, const char *out,
-                        unsigned long long *events)
+#define REPS 5
+
+static double best_of(const char *path, const char *format, const char *out,
+                      unsigned long long *events)
 {
   double best = 1e30;
-  for (int i = 0; i < 3; i++) {
+  for (int i = 0; i < REPS; i++) {
     double t = pass(path, format, out, events);
     if (t < 0)
       return -1;
@@ -228,10 +230,10 @@ int main(int argc, char **argv)
   }
   fclose(f);
 
-  t_dec = best_of_3(path, NULL, NULL, &n_dec);
-  t_ctf = best_of_3(path, "ctf", ctf, &n_ctf);
-  t_pf = best_of_3(path, "perfetto", pf, &n_pf);
-  for (int i = 0; i < 3; i++) {
+  t_dec = best_of(path, NULL, NULL, &n_dec);
+  t_ctf = best_of(path, "ctf", ctf, &n_ctf);
+  t_pf = best_of(path, "perfetto", pf, &n_pf);
+  for (int i = 0; i < REPS; i++) {
     double t = plugin_pass(path, ctf, &n_pl);
     if (t < t_pl)
       t_pl = t;
