@@ -227,6 +227,34 @@ static void test_errors_name_what_failed(void **state)
   }
 }
 
+/* --clock-offset: whole seconds in offset_s, the rest in clock cycles
+ * (never negative: a negative offset borrows a second). */
+static void check_offset(int64_t off_ns, const char *want_s, const char *want_cycles)
+{
+  struct tw_export_cfg cfg = {.format = "ctf", .out = dir, .clock_offset_ns = off_ns};
+  struct tw_export *x;
+  struct tw_event ev = mk(TW_EV_SYNC, 1, 0, 5, 5000, 1000000, 0, 0);
+  char path[300];
+  size_t n;
+  uint8_t *m;
+  assert_int_equal(tw_export_open(&x, &cfg, NULL, 0), 0);
+  assert_int_equal(tw_export_event(x, &ev), 0);
+  assert_int_equal(tw_export_close(x, NULL, 0), 0);
+  snprintf(path, sizeof path, "%s/metadata", dir);
+  m = slurp(path, &n);
+  assert_non_null(strstr((char *)m, want_s));
+  assert_non_null(strstr((char *)m, want_cycles));
+  free(m);
+}
+
+static void test_clock_offset(void **state)
+{
+  (void)state;
+  check_offset(1700000000123456789ll, "offset_s = 1700000000;", "offset = 123456;");
+  check_offset(-1500000000ll, "offset_s = -2;", "offset = 500000;");
+  check_offset(0, "offset_s = 0;", "offset = 0;");
+}
+
 /* An empty trace is still a trace every format can write. */
 static void test_empty_trace(void **state)
 {
@@ -247,6 +275,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test_setup_teardown(test_packets_events_and_loss, setup, teardown),
     cmocka_unit_test_setup_teardown(test_errors_name_what_failed, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_clock_offset, setup, teardown),
     cmocka_unit_test_setup_teardown(test_empty_trace, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

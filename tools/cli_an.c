@@ -1,9 +1,8 @@
 /* The analysis plugin over a trace (see cli_an.h). Like `run`: a first
- * pass finds the streams (one trace component, i.e. core, per stream) and
- * the time range; the second pass feeds the merged events to the model.
- * Packet and sequence gaps the decoder reports become loss entries of the
- * stream's core; DROPS records reach the engine as events. */
-#include <stddef.h>
+ * pass finds the streams (one trace component, i.e. core, per stream), the
+ * time range and the target's clock; the second feeds the merged events to
+ * the model. Packet and sequence gaps the decoders report become loss
+ * entries of the stream's core; DROPS records reach the engine as events. */
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
@@ -12,10 +11,20 @@
 #include "tracewire/host/merge.h"
 #include "tracewire/mti_host.h"
 
+struct an_pass;
+
+struct diag_hook {
+  struct an_pass *p;
+  struct cli_src *src;
+  size_t index;
+};
+
 struct an_pass {
   struct tw_mti_system *sys;
   struct tw_an *an;
-  struct cli_trace pre, t; /* in place: their sources point back at them */
+  struct cli_trace pre, t;     /* opened in place: their sources point back at them */
+  int have_pre;
+  struct diag_hook hooks[CLI_MAX_SOURCES];
 };
 
 static int feed(void *ctx, const struct tw_event *ev)
@@ -23,40 +32,38 @@ static int feed(void *ctx, const struct tw_event *ev)
   return tw_mti_system_feed(((struct an_pass *)ctx)->sys, ev);
 }
 
-/* ctx is the source of the second pass (the decoder's diag context that
- * cli_diag expects); its stream numbers are the ones events carry (cli.h). */
+/* Source 0's streams are components 0.. (tw_mti_system_sync_decoder);
+ * components of further sources appear as their events do, so their
+ * losses are counted on core 0 (totals exact, placement approximate). */
 static void on_diag(void *ctx, const struct tw_diag *g)
 {
-  struct cli_src *src = ctx;
-  struct an_pass *p = (struct an_pass *)(void *)((char *)src->t - offsetof(struct an_pass, t));
-  cli_diag(src, g);
+  struct diag_hook *h = ctx;
+  cli_diag(h->src, g);
   if (g->stream < 0)
     return;
-  int stream = p->t.nsrc > 1 ? (int)(src - p->t.src) * CLI_STREAMS + g->stream : g->stream;
+  int core = h->index == 0 ? g->stream : 0;
   if (g->kind == TW_DIAG_PKT_LOSS)
-    tw_an_loss(p->an, stream, TW_AN_LOSS_PACKETS, g->count);
+    tw_an_loss(h->p->an, core, TW_AN_LOSS_PACKETS, g->count);
   else if (g->kind == TW_DIAG_EVT_GAP)
-    tw_an_loss(p->an, stream, TW_AN_LOSS_UNEXPLAINED, g->count);
+    tw_an_loss(h->p->an, core, TW_AN_LOSS_UNEXPLAINED, g->count);
 }
 
 static int prescan(struct an_pass *p, const char *path, uint64_t *t0, uint64_t *t1)
 {
-  struct cli_trace *pre = &p->pre;
-  int rc = cli_trace_open(pre, path);
-  /* custom descriptors belong to the decoders: keep them (closed by replay) */
+  int rc = cli_trace_open(&p->pre, path);
   if (rc)
     return rc;
-  pre->quiet = 1;
-  rc = cli_trace_run(pre);
+  p->have_pre = 1;
+  p->pre.quiet = 1; /* the second pass reports problems */
+  rc = cli_trace_run(&p->pre);
+  if (rc == 0 && tw_mti_system_sync_decoder(p->sys, p->pre.d) < 0) {
+    cli_err("out of memory");
+    rc = TW_EXIT_ERROR;
+  }
   *t0 = UINT64_MAX;
   *t1 = 0;
-  for (size_t k = 0; rc == 0 && k < pre->nsrc; k++) {
-    struct tw_decoder *d = pre->src[k].d;
-    if (tw_mti_system_sync_decoder(p->sys, d) < 0) {
-      cli_err("out of memory");
-      rc = TW_EXIT_ERROR;
-      break;
-    }
+  for (size_t k = 0; rc == 0 && k < p->pre.nsrc; k++) {
+    const struct tw_decoder *d = p->pre.src[k].d;
     for (size_t i = 0; i < tw_decoder_nstreams(d); i++) {
       const struct tw_stream_stats *s = tw_decoder_stream(d, i);
       if (!s->have_time)
@@ -76,19 +83,18 @@ static int replay(struct an_pass *p, const struct cli_an *o)
 {
   struct tw_merge *m;
   int rc = cli_trace_open(&p->t, o->path);
-  if (rc) {
-    cli_trace_close(&p->t);
+  if (rc)
     return rc;
-  }
   p->t.quiet = o->quiet;
   for (size_t k = 0; k < p->t.nsrc; k++) {
-    tw_decoder_on_diag(p->t.src[k].d, on_diag, &p->t.src[k]);
+    struct cli_src *s = &p->t.src[k];
+    p->hooks[k] = (struct diag_hook){p, s, k};
+    tw_decoder_on_diag(s->d, on_diag, &p->hooks[k]);
     /* A recorder may write the target's info (the clock) after the first
      * packets; the first pass saw it, so the second has it from the start. */
-    const struct cli_src *pre = k < p->pre.nsrc ? &p->pre.src[k] : NULL;
-    if (pre && pre->have_info && pre->info[TW_INFO_TS_FREQ_HZ])
-      tw_decoder_set_freq(p->t.src[k].d, (uint16_t)pre->info[TW_INFO_ENDPOINT],
-                          pre->info[TW_INFO_TS_FREQ_HZ]);
+    if (k < p->pre.nsrc && p->pre.src[k].have_info && p->pre.src[k].info[TW_INFO_TS_FREQ_HZ])
+      tw_decoder_set_freq(s->d, (uint16_t)p->pre.src[k].info[TW_INFO_ENDPOINT],
+                          p->pre.src[k].info[TW_INFO_TS_FREQ_HZ]);
   }
   if (tw_merge_open(&m, o->window ? o->window : 4096, feed, p) < 0) {
     cli_trace_close(&p->t);
@@ -140,38 +146,37 @@ static MTI_PluginInstance *instantiate(struct an_pass *p, const struct cli_an *o
 
 int cli_an_run(const struct cli_an *o)
 {
-  struct an_pass p;
-  uint64_t t0, t1;
+  uint64_t t0 = 0, t1 = 0;
   int rc;
-  memset(&p, 0, sizeof p);
   if (!strcmp(o->path, "-")) {
     cli_err("%s: needs a file (two passes), not stdin", o->path);
     return TW_EXIT_USAGE;
   }
-  if (tw_mti_system_create(&p.sys, tw_event_descs, tw_event_ndescs) < 0) {
+  struct an_pass *p = calloc(1, sizeof *p);
+  if (!p || tw_mti_system_create(&p->sys, tw_event_descs, tw_event_ndescs) < 0) {
+    free(p);
     cli_err("out of memory");
     return TW_EXIT_ERROR;
   }
-  if ((rc = prescan(&p, o->path, &t0, &t1)) != 0) {
-    cli_trace_close(&p.pre);
-    tw_mti_system_destroy(p.sys);
-    return rc;
-  }
-  MTI_PluginInstance *inst = instantiate(&p, o);
-  if (!inst) {
-    cli_trace_close(&p.pre);
-    tw_mti_system_destroy(p.sys);
+  MTI_PluginInstance *inst = NULL;
+  rc = prescan(p, o->path, &t0, &t1);
+  if (rc == 0 && !(inst = instantiate(p, o))) {
     cli_err("analysis: cannot instantiate the plugin");
-    return TW_EXIT_ERROR;
+    rc = TW_EXIT_ERROR;
   }
-  if (o->before)
-    o->before(o->ctx, p.an, t0, t1);
-  rc = replay(&p, o);
-  tw_an_finish(p.an);
-  if (rc != TW_EXIT_ERROR && o->after)
-    o->after(o->ctx, p.an);
-  inst->vtbl->Release(inst);
-  cli_trace_close(&p.pre);
-  tw_mti_system_destroy(p.sys);
+  if (rc == 0) {
+    if (o->before)
+      o->before(o->ctx, p->an, t0, t1);
+    rc = replay(p, o);
+    tw_an_finish(p->an);
+    if (rc != TW_EXIT_ERROR && o->after)
+      o->after(o->ctx, p->an);
+  }
+  if (inst)
+    inst->vtbl->Release(inst);
+  tw_mti_system_destroy(p->sys); /* the custom descriptors belong to pre's decoder: close after */
+  if (p->have_pre)
+    cli_trace_close(&p->pre);
+  free(p);
   return rc;
 }

@@ -18,7 +18,7 @@
 void tw_cli_export_help(FILE *f)
 {
   fputs("usage: tracewire export TRACE --format ctf|perfetto|json|csv -o OUT [options]\n"
-        "Convert TRACE (.twt or raw packets) for other tools:\n"
+        "Convert TRACE (a .twt or raw packet file, read twice: not stdin) for other tools:\n"
         "  ctf       CTF 1.8 directory OUT (babeltrace2, Trace Compass)\n"
         "  perfetto  protobuf trace file OUT (.perfetto-trace; ui.perfetto.dev)\n"
         "  json      Chrome Trace Event Format file OUT (chrome://tracing)\n"
@@ -76,6 +76,8 @@ static int feed(void *ctx, const struct tw_event *ev)
 {
   struct exp *e = ctx;
   if ((++e->fed & 4095) == 0) {
+    if (e->x && tw_export_error(e->x))
+      return tw_export_error(e->x); /* a full disk: stop; Release reports it */
     if (e->x)
       pass_loss(e);
     if (e->progress && (e->fed & 0xFFFFF) == 0)
@@ -87,8 +89,6 @@ static int feed(void *ctx, const struct tw_event *ev)
 static int prescan(struct exp *e, const char *path)
 {
   int rc;
-  if (!strcmp(path, "-"))
-    return 0;
   if ((rc = cli_trace_open(&e->pre, path)) != 0)
     return rc;
   e->have_pre = 1;
@@ -234,6 +234,11 @@ int tw_cli_export(int argc, char **argv)
   }
   if (optind != argc - 1 || !format || !out || !*out || window == 0) {
     tw_cli_export_help(stderr);
+    return TW_EXIT_USAGE;
+  }
+  if (!strcmp(argv[optind], "-")) {
+    /* the plugin registers on the components a first pass found */
+    cli_err("export: needs a trace file (it is read twice), not standard input");
     return TW_EXIT_USAGE;
   }
   kv[nkv++] = "out";

@@ -77,11 +77,10 @@ static int prescan(struct run *r, const char *path, int quiet)
   (void)quiet;
   if ((rc = cli_trace_run(&r->pre)) != 0)
     return rc;
-  for (size_t i = 0; i < r->pre.nsrc; i++)
-    if (tw_mti_system_sync_decoder(r->sys, r->pre.src[i].d) < 0) {
-      cli_err("out of memory");
-      return TW_EXIT_ERROR;
-    }
+  if (tw_mti_system_sync_decoder(r->sys, r->pre.d) < 0) {
+    cli_err("out of memory");
+    return TW_EXIT_ERROR;
+  }
   return 0;
 }
 

@@ -113,10 +113,7 @@ int tw_cli_sources(int argc, char **argv)
     return rc;
   }
   rc = cli_trace_run(&t);
-  for (size_t i = 0; rc == 0 && i < t.nsrc; i++)
-    if (tw_mti_system_sync_decoder(sys, t.src[i].d) < 0)
-      rc = -1;
-  if (rc < 0) {
+  if (rc == 0 && tw_mti_system_sync_decoder(sys, t.d) < 0) {
     cli_err("out of memory");
     rc = TW_EXIT_ERROR;
   }

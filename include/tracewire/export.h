@@ -57,6 +57,8 @@ void tw_export_transport_loss(struct tw_export *x, uint16_t endpoint, uint16_t i
 int tw_export_close(struct tw_export *x, char *msg, size_t msglen);
 /* Events taken so far. */
 unsigned long long tw_export_count(const struct tw_export *x);
+/* The first error so far (0 none): a host can stop feeding early. */
+int tw_export_error(const struct tw_export *x);
 
 /* Format names, NULL-terminated. */
 extern const char *const tw_export_formats[];

@@ -25,7 +25,7 @@ struct an_task {
   uint32_t wait_obj;
   uint64_t since, epoch;     /* state entered at; loss epoch then */
   uint64_t ns[TW_AN_NSTATES];
-  uint64_t cpu_ns, switches_in;
+  uint64_t cpu_ns, intr_ns, switches_in; /* intr_ns: interrupts while it was running */
   uint64_t rel_t;
   int rel_pending;
   struct tw_hist *latency;

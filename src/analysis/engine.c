@@ -214,6 +214,8 @@ static void charge(struct tw_an *a, struct an_core *c, uint64_t t)
     if (q)
       q->cpu_ns += dt;
     c->isr_ns += dt;
+    if (c->running != TW_AN_NO_TASK && c->running < c->ntasks)
+      c->tasks[c->running].intr_ns += dt; /* the running task, interrupted */
   } else if (c->running != TW_AN_NO_TASK && c->running < c->ntasks) {
     c->tasks[c->running].cpu_ns += dt;
   } else {

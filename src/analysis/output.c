@@ -168,6 +168,7 @@ static void jcore(FILE *f, const struct tw_an *a, size_t ci)
     for (int s = 1; s < TW_AN_NSTATES; s++)
       fprintf(f, "%s\"%s\":%" PRIu64, s > 1 ? "," : "", tw_an_state_name((enum tw_an_state)s),
               t->ns[s]);
+    fprintf(f, ",\"in_interrupt\":%" PRIu64, t->intr_ns);
     fputs("},\"release_latency\":", f);
     jhist(f, t->latency, 0);
     fputs(",\"load_permille\":", f);

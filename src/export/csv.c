@@ -50,6 +50,23 @@ static void signature(const struct tw_event_desc *d, char *s, size_t cap)
     n += (size_t)snprintf(s + n, cap - n, "%s:%d ", d->fields[i].name, d->fields[i].type);
 }
 
+/* A header cell or constant name: quoted when a custom declaration put a
+ * comma, quote or line break in it. */
+static void put_cell(FILE *f, const char *s)
+{
+  if (!strpbrk(s, ",\"\r\n")) {
+    fputs(s, f);
+    return;
+  }
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"')
+      fputc('"', f);
+    fputc(*s, f);
+  }
+  fputc('"', f);
+}
+
 static int kind_open(struct tw_export *x, struct csv *c, struct csv_kind *k)
 {
   const struct tw_event_desc *d = k->desc;
@@ -71,8 +88,10 @@ static int kind_open(struct tw_export *x, struct csv *c, struct csv_kind *k)
   k->file = k;
   f = k->w.f;
   fputs("time_ns,endpoint,core,seq", f);
-  for (unsigned i = 0; i < d->nfields; i++)
-    fprintf(f, ",%s", d->fields[i].name);
+  for (unsigned i = 0; i < d->nfields; i++) {
+    fputc(',', f);
+    put_cell(f, d->fields[i].name);
+  }
   fputs(has_marker(d) ? ",marker\n" : "\n", f);
   return 0;
 }

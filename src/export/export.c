@@ -244,3 +244,8 @@ unsigned long long tw_export_count(const struct tw_export *x)
 {
   return x->events;
 }
+
+int tw_export_error(const struct tw_export *x)
+{
+  return x->err;
+}

@@ -95,8 +95,7 @@ static eslapi_CADIReturn_t inst_register(MTI_PluginInstance *self, eslapi_CAInte
   int rc;
   in->ctx = eslapi_ObtainPointer(sim, TW_TraceContext);
   if (!sys || !in->ctx) {
-    snprintf(in->fac->msg, sizeof in->fac->msg, "%s: the simulation has no TraceContext",
-             in->name);
+    snprintf(in->fac->msg, sizeof in->fac->msg, "the simulation has no TraceContext");
     return CADI_STATUS_GeneralError;
   }
   cfg.format = in->fac->format;
@@ -106,7 +105,7 @@ static eslapi_CADIReturn_t inst_register(MTI_PluginInstance *self, eslapi_CAInte
   cfg.load_window_ns = (uint64_t)tw_mti_params_get(&in->params, "load_window_ns")->intValue;
   if (!*cfg.out) {
     snprintf(in->fac->msg, sizeof in->fac->msg,
-             "%s: parameter TRACE.%s.out (the output path) is required", in->name, in->name);
+             "parameter TRACE.%s.out (the output path) is required", in->name);
     in->fac->status = TW_EINVAL;
     return CADI_STATUS_IllegalArgument;
   }

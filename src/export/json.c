@@ -146,21 +146,21 @@ static int js_open(struct tw_export *x)
     return x->err;
   fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"tracewire\"},"
         "\"traceEvents\":[", j->w.f);
-  if (!(j->tl = tl_open(x, &js_ops, x)))
+  if (!(j->tl = tw__tl_open(x, &js_ops, x)))
     return x->err;
   return 0;
 }
 
 static int js_event(struct tw_export *x, const struct tw_event *ev)
 {
-  tl_event(((struct js *)x->state)->tl, ev);
+  tw__tl_event(((struct js *)x->state)->tl, ev);
   return x->err;
 }
 
 static int js_finish(struct tw_export *x)
 {
   struct js *j = x->state;
-  tl_finish(j->tl);
+  tw__tl_finish(j->tl);
   fputs("\n]}\n", j->w.f);
   return tw__wfile_close(x, &j->w);
 }
@@ -170,7 +170,7 @@ static void js_free(struct tw_export *x)
   struct js *j = x->state;
   if (!j)
     return;
-  tl_close(j->tl);
+  tw__tl_close(j->tl);
   if (j->w.f)
     tw__wfile_close(x, &j->w);
   free(j);

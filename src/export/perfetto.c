@@ -320,21 +320,21 @@ static int pf_open(struct tw_export *x)
   pf->first = 1;
   if (tw__wfile_open(x, &pf->w, x->out) < 0)
     return x->err;
-  if (!(pf->tl = tl_open(x, &pf_ops, x)))
+  if (!(pf->tl = tw__tl_open(x, &pf_ops, x)))
     return x->err;
   return 0;
 }
 
 static int pf_event(struct tw_export *x, const struct tw_event *ev)
 {
-  tl_event(((struct pf *)x->state)->tl, ev);
+  tw__tl_event(((struct pf *)x->state)->tl, ev);
   return x->err;
 }
 
 static int pf_finish(struct tw_export *x)
 {
   struct pf *pf = x->state;
-  tl_finish(pf->tl);
+  tw__tl_finish(pf->tl);
   flush_out(x, pf);
   return tw__wfile_close(x, &pf->w);
 }
@@ -344,7 +344,7 @@ static void pf_free(struct tw_export *x)
   struct pf *pf = x->state;
   if (!pf)
     return;
-  tl_close(pf->tl);
+  tw__tl_close(pf->tl);
   if (pf->w.f)
     tw__wfile_close(x, &pf->w);
   for (int k = 0; k < 2; k++) {

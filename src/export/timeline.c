@@ -61,7 +61,7 @@ static uint64_t uuid(enum tl_kind k, uint16_t ep, uint32_t n)
 static int bit(const uint8_t *m, uint32_t i) { return m[i >> 3] >> (i & 7) & 1; }
 static void set_bit(uint8_t *m, uint32_t i) { m[i >> 3] = (uint8_t)(m[i >> 3] | 1u << (i & 7)); }
 
-struct timeline *tl_open(struct tw_export *x, const struct tl_ops *ops, void *backend)
+struct timeline *tw__tl_open(struct tw_export *x, const struct tl_ops *ops, void *backend)
 {
   struct timeline *tl = calloc(1, sizeof *tl);
   if (!tl || !(tl->flows = calloc(TL_FLOWS, sizeof *tl->flows))) {
@@ -414,7 +414,7 @@ static void sync_op(struct timeline *tl, struct tl_core *c, struct tl_ep *e,
                    flow_in);
 }
 
-void tl_event(struct timeline *tl, const struct tw_event *ev)
+void tw__tl_event(struct timeline *tl, const struct tw_event *ev)
 {
   struct tl_core *c = core_of(tl, ev);
   struct tl_ep *e = c ? ep_of(tl, ev->endpoint) : NULL;
@@ -443,7 +443,7 @@ void tl_event(struct timeline *tl, const struct tw_event *ev)
   sync_op(tl, c, e, ev, &where);
 }
 
-void tl_finish(struct timeline *tl)
+void tw__tl_finish(struct timeline *tl)
 {
   char cname[32], tname[64];
   for (size_t i = 0; i < tl->ncores; i++) {
@@ -462,7 +462,7 @@ void tl_finish(struct timeline *tl)
   }
 }
 
-void tl_close(struct timeline *tl)
+void tw__tl_close(struct timeline *tl)
 {
   if (!tl)
     return;

@@ -55,10 +55,10 @@ struct tl_ops {
 
 struct timeline;
 
-struct timeline *tl_open(struct tw_export *x, const struct tl_ops *ops, void *backend);
+struct timeline *tw__tl_open(struct tw_export *x, const struct tl_ops *ops, void *backend);
 /* Slices still open at the end are closed at the last event's time. */
-void tl_event(struct timeline *tl, const struct tw_event *ev);
-void tl_finish(struct timeline *tl);
-void tl_close(struct timeline *tl);
+void tw__tl_event(struct timeline *tl, const struct tw_event *ev);
+void tw__tl_finish(struct timeline *tl);
+void tw__tl_close(struct timeline *tl);
 
 #endif

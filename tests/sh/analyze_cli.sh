@@ -35,6 +35,10 @@ assert c["name"] == "board.cpu0" and c["max_nesting"] == 2
 assert r["mutexes"][0]["name"] == "bus_lock" and r["mutexes"][0]["rank"] == 1  # most contended
 ctl = [t for t in c["tasks"] if t["name"] == "control"][0]
 assert ctl["prio"] == 8 and ctl["release_latency"]["min"] == 12000
+comms = [t for t in c["tasks"] if t["name"] == "comms"][0]
+# the UART interrupt (30 us) preempts comms in each of the 11 clean cycles
+assert comms["state_ns"]["in_interrupt"] == 11 * 30000, comms["state_ns"]
+assert ctl["state_ns"]["in_interrupt"] == 0
 assert sum(t["cpu_ns"] for t in c["tasks"]) + c["isr_ns"] + c["untraced_ns"] == c["duration_ns"]
 kinds = {o["kind"] for o in r["objects"]}
 assert kinds == {"sem", "event", "msem", "mevent", "asem", "rsem"}, kinds

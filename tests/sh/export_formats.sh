@@ -249,4 +249,27 @@ for kind, evs in by_kind.items():
     rows += len(got)
 print('csv: %d files, %d rows' % (len(files), rows))
 EOF
+# Refusals: exit status and a message naming what is wrong.
+expect() { # status, message pattern, command...
+  local want=$1 pat=$2 rc=0
+  shift 2
+  "$@" 2>"$tmp/err" >/dev/null || rc=$?
+  [ "$rc" -eq "$want" ] || fail "$*: exit $rc, want $want"
+  grep -q -- "$pat" "$tmp/err" || fail "$*: no message matching '$pat': $(cat "$tmp/err")"
+}
+expect 2 "unknown format 'pdf'" "$tw" export "$tmp/t.bin" -f pdf -o "$tmp/x"
+expect 2 "not standard input" "$tw" export - -f ctf -o "$tmp/x"
+expect 1 "$tmp/no/such/x.json: cannot create" "$tw" export "$tmp/t.bin" -f json -o "$tmp/no/such/x.json"
+expect 1 "$tmp/no/such/ctf: cannot create directory" "$tw" export "$tmp/t.bin" -f ctf -o "$tmp/no/such/ctf"
+if [ -w /dev/full ]; then
+  expect 1 "/dev/full: write failed" "$tw" export "$tmp/t.bin" -f perfetto -o /dev/full
+fi
+expect 2 "TRACE.export_csv.out (the output path) is required" \
+  "$tw" run "$tmp/t.bin" --plugin "$B/plugins/libtw_export_csv.so"
+# The .so plugins write what the built-in exporters write.
+for f in perfetto json; do
+  "$tw" run -q "$tmp/t.bin" --plugin "$B/plugins/libtw_export_$f.so@x" --param TRACE.x.out="$tmp/so.$f"
+done
+cmp "$tmp/so.perfetto" "$tmp/t.perfetto-trace" || fail "perfetto plugin output differs"
+cmp "$tmp/so.json" "$tmp/t.json" || fail "json plugin output differs"
 echo "export_formats: ok"
