@@ -1,0 +1,287 @@
+/*
+ * fieldprint: prints selected fields of selected trace sources, one line
+ * per event:  <instance> <component path> <SOURCE> field=value ...
+ *
+ * Parameters:
+ *   TRACE.<instance>.sources=NAME[,NAME...]  sources to print ("*": all)
+ *   TRACE.<instance>.mask=<int>              field mask, bit i = field i of
+ *                                            each source (0x3 = first two);
+ *                                            bits beyond a source's fields
+ *                                            are ignored
+ *   TRACE.<instance>.file=<path>             "-" = stdout
+ *   TRACE.<instance>.enabled=<bool>          run time: pause/resume output
+ * Enum values print as their constant name, strings quoted.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tracewire/mti.h"
+#include "tracewire/mti_host.h"
+
+enum { P_SOURCES, P_MASK, P_FILE, P_ENABLED, NPARAMS };
+
+static const eslapi_CADIParameterInfo_t params[NPARAMS] = {
+  {.id = 10, .name = "sources", .dataType = CADI_PARAM_STRING,
+   .description = "Comma-separated trace source names, * for all", .defaultString = "*"},
+  {.id = 11, .name = "mask", .dataType = CADI_PARAM_INT,
+   .description = "Field mask applied to every selected source", .minValue = 0,
+   .maxValue = 0xFFFFFFFFll, .defaultValue = 0xFFFFFFFFll},
+  {.id = 12, .name = "file", .dataType = CADI_PARAM_STRING,
+   .description = "Output file; - for stdout", .defaultString = "-"},
+  {.id = 13, .name = "enabled", .dataType = CADI_PARAM_BOOL, .isRunTime = 1,
+   .description = "Print events (can be switched at run time)", .minValue = 0, .maxValue = 1,
+   .defaultValue = 1},
+};
+
+struct inst;
+struct sel {
+  struct inst *in;
+  const char *path;
+  const char *source;
+};
+
+struct inst {
+  MTI_PluginInstance base;
+  struct tw_mti_params params;
+  eslapi_CADIParameterValue_t values[NPARAMS];
+  char name[CADI_NAME_SIZE];
+  FILE *out;
+  struct sel **sels;
+  size_t nsels;
+};
+
+static void print_value(FILE *f, const MTI_EventRecord *rec, const MTI_EventClass *ec, int v)
+{
+  const MTI_EventFieldType *ft = ec->vtbl->GetEventField(ec, v);
+  const char *e;
+  switch (ft->vtbl->GetType(ft)) {
+  case MTI_SIGNED_INT:
+    fprintf(f, "%lld", (long long)MTI_EventRecord_GetAsI64(rec, ec, v));
+    break;
+  case MTI_BOOL:
+    fputs(MTI_EventRecord_GetBool(rec, ec, v) ? "true" : "false", f);
+    break;
+  case MTI_ENUM:
+    /* a value without a constant (a task number) prints as a number */
+    e = ft->vtbl->LookupEnum(ft, MTI_EventRecord_GetAsU32(rec, ec, v));
+    if (e)
+      fputs(e, f);
+    else
+      fprintf(f, "%llu", (unsigned long long)MTI_EventRecord_GetAsU64(rec, ec, v));
+    break;
+  case MTI_UNSIGNED_INT:
+    fprintf(f, "%llu", (unsigned long long)MTI_EventRecord_GetAsU64(rec, ec, v));
+    break;
+  case MTI_FLOAT: {
+    double d = 0;
+    if (MTI_EventRecord_GetSize(rec, ec, v) == sizeof d)
+      memcpy(&d, MTI_EventRecord_GetPtr(rec, ec, v), sizeof d);
+    fprintf(f, "%g", d);
+    break;
+  }
+  case MTI_STRING:
+    fprintf(f, "\"%.*s\"", (int)MTI_EventRecord_GetSize(rec, ec, v),
+            (const char *)MTI_EventRecord_GetPtr(rec, ec, v));
+    break;
+  }
+}
+
+static void on_event(void *user, const MTI_EventClass *ec, const MTI_EventRecord *rec)
+{
+  struct sel *s = user;
+  FILE *f = s->in->out;
+  if (!tw_mti_params_get(&s->in->params, "enabled")->boolValue)
+    return;
+  fprintf(f, "%s %s %s", s->in->name, s->path, s->source);
+  for (int v = 0; v < ec->vtbl->GetNumValues(ec); v++) {
+    const MTI_EventFieldType *ft = ec->vtbl->GetEventField(ec, v);
+    fprintf(f, " %s=", ft->vtbl->GetName(ft));
+    print_value(f, rec, ec, v);
+  }
+  fputc('\n', f);
+}
+
+static eslapi_CAInterface *inst_obtain(eslapi_CAInterface *self, eslapi_if_name_t n,
+                                       eslapi_if_rev_t min, eslapi_if_rev_t *rev)
+{
+  struct inst *in = (struct inst *)self;
+  if (!n)
+    return NULL;
+  if (!strcmp(n, MTI_ParameterInterface_IFNAME))
+    return in->params.base.vtbl->ObtainInterface((eslapi_CAInterface *)&in->params.base, n,
+                                                  min, rev);
+  if ((!strcmp(n, MTI_PluginInstance_IFNAME) || !strcmp(n, eslapi_CAInterface_IFNAME)) &&
+      min == 0) {
+    if (rev)
+      *rev = 0;
+    return self;
+  }
+  return NULL;
+}
+
+static bool selected(const char *list, const char *name)
+{
+  size_t n = strlen(name);
+  if (!strcmp(list, "*"))
+    return true;
+  for (const char *p = list; *p;) {
+    const char *end = strchr(p, ',');
+    size_t len = end ? (size_t)(end - p) : strlen(p);
+    if (len == n && !memcmp(p, name, n))
+      return true;
+    p += len + (end != NULL);
+  }
+  return false;
+}
+
+/* Every name in the list must exist in the first component: a typo is an
+ * error, not silence. */
+static const char *unknown_source(const MTI_ComponentTraceInterface *c, const char *list)
+{
+  static char bad[CADI_NAME_SIZE];
+  if (!strcmp(list, "*"))
+    return NULL;
+  for (const char *p = list; *p;) {
+    const char *end = strchr(p, ',');
+    size_t len = end ? (size_t)(end - p) : strlen(p);
+    snprintf(bad, sizeof bad, "%.*s", (int)len, p);
+    if (!c->vtbl->GetTraceSourceByName(c, bad))
+      return bad;
+    p += len + (end != NULL);
+  }
+  return NULL;
+}
+
+/* Each selection is its own allocation: its address is the callback's
+ * user pointer, so it must not move when the list grows. */
+static int add_sel(struct inst *in, const char *path, MTI_TraceSource *src, uint32_t mask)
+{
+  int nf = src->vtbl->GetNumFields(src);
+  MTI_EventClass *ec = src->vtbl->CreateEventClass(src, nf >= 32 ? mask : mask & ((1u << nf) - 1));
+  struct sel **g = realloc(in->sels, (in->nsels + 1) * sizeof *g);
+  struct sel *s;
+  if (!g)
+    return -1;
+  in->sels = g;
+  if (!(s = malloc(sizeof *s)))
+    return -1;
+  *s = (struct sel){in, path, src->vtbl->GetName(src)};
+  g[in->nsels++] = s;
+  return ec && ec->vtbl->RegisterCallback(ec, on_event, s) == MTI_OK ? 0 : -1;
+}
+
+static eslapi_CADIReturn_t inst_register(MTI_PluginInstance *self, eslapi_CAInterface *sim)
+{
+  struct inst *in = (struct inst *)self;
+  MTI_SystemTraceInterface *sys = eslapi_ObtainPointer(sim, MTI_SystemTraceInterface);
+  const char *list = tw_mti_params_get(&in->params, "sources")->stringValue;
+  uint32_t mask = (uint32_t)tw_mti_params_get(&in->params, "mask")->intValue;
+  if (!sys)
+    return CADI_STATUS_GeneralError;
+  for (int i = 0; i < sys->vtbl->GetNumOfTraceComponents(sys); i++) {
+    MTI_ComponentTraceInterface *c = eslapi_ObtainPointer(sys->vtbl->GetComponentTrace(sys, i),
+                                                          MTI_ComponentTraceInterface);
+    const char *bad = c ? unknown_source(c, list) : NULL;
+    if (!c)
+      return CADI_STATUS_GeneralError;
+    if (bad) {
+      fprintf(stderr, "%s: no trace source named '%s'\n", in->name, bad);
+      return CADI_STATUS_IllegalArgument;
+    }
+    for (int k = 0; k < c->vtbl->GetNumOfTraceSources(c); k++) {
+      MTI_TraceSource *src = c->vtbl->GetTraceSource(c, k);
+      if (selected(list, src->vtbl->GetName(src)) &&
+          add_sel(in, sys->vtbl->GetComponentTracePath(sys, i), src, mask) < 0)
+        return CADI_STATUS_GeneralError;
+    }
+  }
+  return CADI_STATUS_OK;
+}
+
+static void inst_release(MTI_PluginInstance *self)
+{
+  struct inst *in = (struct inst *)self;
+  for (size_t i = 0; i < in->nsels; i++)
+    free(in->sels[i]);
+  free(in->sels);
+  if (in->out && in->out != stdout)
+    fclose(in->out);
+  else if (in->out)
+    fflush(in->out);
+  free(in);
+}
+
+static const char *inst_name(const MTI_PluginInstance *self)
+{
+  return ((const struct inst *)self)->name;
+}
+
+static const struct MTI_PluginInstance_vtbl inst_vtbl = {
+  MTI_PluginInstance_IFREVISION, inst_obtain, inst_register, inst_release, inst_name};
+
+/* ---- factory ---- */
+
+static eslapi_CAInterface *fac_obtain(eslapi_CAInterface *self, eslapi_if_name_t n,
+                                      eslapi_if_rev_t min, eslapi_if_rev_t *rev)
+{
+  if (n && ((!strcmp(n, MTI_PluginFactory_IFNAME) && min <= MTI_PluginFactory_IFREVISION) ||
+            (!strcmp(n, eslapi_CAInterface_IFNAME) && min == 0))) {
+    if (rev)
+      *rev = strcmp(n, MTI_PluginFactory_IFNAME) ? 0 : MTI_PluginFactory_IFREVISION;
+    return self;
+  }
+  return NULL;
+}
+
+static uint32_t fac_nparams(MTI_PluginFactory *self)
+{
+  (void)self;
+  return NPARAMS;
+}
+
+static eslapi_CADIReturn_t fac_infos(MTI_PluginFactory *self, eslapi_CADIParameterInfo_t *l)
+{
+  (void)self;
+  memcpy(l, params, sizeof params);
+  return CADI_STATUS_OK;
+}
+
+static eslapi_CAInterface *fac_instantiate(MTI_PluginFactory *self, const char *name,
+                                           uint32_t n, eslapi_CADIParameterValue_t *v)
+{
+  struct inst *in = calloc(1, sizeof *in);
+  const char *file;
+  (void)self;
+  if (!in)
+    return NULL;
+  in->base.vtbl = &inst_vtbl;
+  snprintf(in->name, sizeof in->name, "%s", name);
+  if (tw_mti_params_init(&in->params, (eslapi_CAInterface *)&in->base, params, in->values,
+                         NPARAMS, n, v) < 0) {
+    free(in);
+    return NULL;
+  }
+  file = tw_mti_params_get(&in->params, "file")->stringValue;
+  in->out = strcmp(file, "-") ? fopen(file, "w") : stdout;
+  if (!in->out) {
+    fprintf(stderr, "%s: cannot write %s\n", name, file);
+    free(in);
+    return NULL;
+  }
+  return (eslapi_CAInterface *)&in->base;
+}
+
+static void fac_release(MTI_PluginFactory *self) { (void)self; }
+
+static const char *fac_prefix(MTI_PluginFactory *self)
+{
+  (void)self;
+  return "fieldprint";
+}
+
+static const struct MTI_PluginFactory_vtbl fac_vtbl = {
+  MTI_PluginFactory_IFREVISION, fac_obtain, fac_nparams, fac_infos, fac_instantiate,
+  fac_release, fac_prefix};
+static MTI_PluginFactory factory = {&fac_vtbl};
+
+TW_MTI_PLUGIN_EXPORT(&factory)

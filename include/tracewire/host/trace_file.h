@@ -1,0 +1,77 @@
+/*
+ * The .twt trace file: what `tracewire record` writes (docs/trace-file.md).
+ *
+ *   file header   32 bytes: "TWTRACE\0", u32 version (1), u32 header bytes
+ *                 (32), u64 wall-clock ns at creation, u32 flags (0),
+ *                 u32 reserved (0)
+ *   chunk*        24-byte chunk header + payload:
+ *                 u32 magic 0x4B435754 ("TWCK"), u16 type, u16 source id,
+ *                 u32 payload bytes, u32 check (see below), u64 arrival
+ *                 (wall-clock ns when the bytes were received)
+ *   All integers little-endian. A payload is at most TW_TWT_MAX_CHUNK bytes.
+ *   check = payload bytes XOR type XOR source << 16 XOR 0x5457: a
+ *   damaged chunk header is detected without reading the payload.
+ *
+ * Chunk types: SOURCE (the URI of a source id), DATA (bytes exactly as the
+ * transport delivered them: packets, and any garbage between them), INFO
+ * (a target's GET_INFO reply body, big-endian words as received; the
+ * chunk's source id says whose), NOTE (text),
+ * END (the footer, written by a clean stop: u64 data bytes, u64 data
+ * chunks, u64 wall-clock ns at the end).
+ *
+ * Truncation: chunks are written whole, one write() each; a crash leaves
+ * a prefix of whole chunks plus at most one partial chunk, which readers
+ * report (file offset, bytes) and ignore. A file without END was not
+ * stopped cleanly; everything before the damage is still read.
+ *
+ * Context: one thread per writer or reader.
+ */
+#ifndef TRACEWIRE_HOST_TRACE_FILE_H
+#define TRACEWIRE_HOST_TRACE_FILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TW_TWT_MAGIC "TWTRACE"
+#define TW_TWT_VERSION 1u
+#define TW_TWT_HDR_BYTES 32u
+#define TW_TWT_CHUNK_HDR_BYTES 24u
+#define TW_TWT_CHUNK_MAGIC 0x4B435754u
+#define TW_TWT_MAX_CHUNK (4u << 20)
+
+enum tw_twt_chunk_type {
+  TW_TWT_SOURCE = 1, TW_TWT_DATA = 2, TW_TWT_INFO = 3, TW_TWT_NOTE = 4, TW_TWT_END = 5
+};
+
+struct tw_twt_chunk {
+  uint16_t type, source;
+  uint32_t len;
+  uint64_t arrival_ns;
+  unsigned long long file_offset; /* of the chunk header */
+  const uint8_t *data;            /* valid until the next call */
+};
+
+struct tw_twt_writer;
+struct tw_twt_reader;
+
+/* Create (truncate) path and write the file header. */
+int tw_twt_create(const char *path, struct tw_twt_writer **out, char *err, size_t errcap);
+/* Append one chunk (payloads above TW_TWT_MAX_CHUNK are split). */
+int tw_twt_write(struct tw_twt_writer *w, uint16_t type, uint16_t source, uint64_t arrival_ns,
+                 const void *data, size_t len);
+/* Write END (if clean), fsync and close. Returns the first error seen. */
+int tw_twt_close(struct tw_twt_writer *w, int clean);
+const char *tw_twt_writer_error(const struct tw_twt_writer *w);
+unsigned long long tw_twt_data_bytes(const struct tw_twt_writer *w);
+
+/* 1 if the file at path starts with the .twt magic, 0 if not, <0 on error. */
+int tw_twt_probe(const char *path);
+int tw_twt_open(const char *path, struct tw_twt_reader **out, char *err, size_t errcap);
+/* Next chunk: 1, 0 at the end, or TW_ETRUNC for a partial last chunk /
+ * TW_EBADMSG for a damaged chunk header (see tw_twt_reader_error()). */
+int tw_twt_next(struct tw_twt_reader *r, struct tw_twt_chunk *c);
+uint64_t tw_twt_created_ns(const struct tw_twt_reader *r);
+const char *tw_twt_reader_error(const struct tw_twt_reader *r);
+void tw_twt_close_reader(struct tw_twt_reader *r);
+
+#endif

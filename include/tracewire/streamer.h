@@ -1,0 +1,178 @@
+/*
+ * tracewire streamer: the collector thread's work. It drains the kernel
+ * event logger, turns each event into a UIA EventHdr record with a 64-bit
+ * timestamp, packs records into UIA event packets and hands full packets to
+ * a transport. docs/streamer.md states what the host can rely on (sequence
+ * numbers, drops, SYNC cadence, the time extension rule).
+ *
+ * Threading: every tw_streamer_* function except tw_streamer_stats() runs
+ * in ONE thread, the collector (the logger's single consumer). Emitters in
+ * other threads and interrupts only touch the logger and the trace mask.
+ *
+ * No allocation: the packet buffer lives in the caller's struct, sized by
+ * TW_CFG_MAX_PKT_BYTES (uia.h, default 128 = UIAPacket_maxPktLengthInBytes).
+ *
+ *     static struct tw_streamer s;
+ *     tw_streamer_init(&s, &cfg);            // cfg.source, cfg.send, ...
+ *     tw_streamer_start(&s);
+ *     for (;;) tw_streamer_poll(&s, 10);     // the collector thread
+ */
+#ifndef TRACEWIRE_STREAMER_H
+#define TRACEWIRE_STREAMER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "tracewire/uia.h"
+
+/* 1: MinEventPkt (2-word header: device = endpoint & 0x1F, no logger ids,
+ * no destination) for small targets; 0: EventPkt (4-word header). */
+#ifndef TW_CFG_MIN_EVENT_PKT
+#define TW_CFG_MIN_EVENT_PKT 0
+#endif
+#ifndef TW_CFG_STREAMER_BATCH
+#define TW_CFG_STREAMER_BATCH 64 /* logger events taken per poll, at most */
+#endif
+#define TW_EVENT_MAX_DATA 255 /* largest logger event (data words) */
+
+#if TW_CFG_MIN_EVENT_PKT
+#define TW_STREAMER_HDR_BYTES TW_MINPKT_HDR_BYTES
+#else
+#define TW_STREAMER_HDR_BYTES TW_EVPKT_HDR_BYTES
+#endif
+_Static_assert(TW_CFG_MAX_PKT_BYTES % 4 == 0 &&
+               TW_CFG_MAX_PKT_BYTES >= TW_STREAMER_HDR_BYTES + TW_FOOTER_BYTES + 64 &&
+               TW_CFG_MAX_PKT_BYTES <= TW_EVPKT_MAX_BYTES,
+               "event packet must hold a snapshot record with a short name");
+
+/* What the logger reports about one retrieved event. */
+struct tw_src_rec {
+  uint16_t id;       /* event id */
+  uint16_t size;     /* data words */
+  uint32_t dropped;  /* exact count of events dropped just before this one */
+  uint32_t wraps;    /* whole 2^32 clock periods slept on top of what the
+                        timestamps show (SLEEP events after a long sleep) */
+};
+
+/* The logger the streamer drains (src/target/source_klog.c binds the
+ * kernel event logger; tests bind fakes). get/get_wait return data words
+ * (> 0), 0 when nothing came, or a negative TW_E* code (TW_EMSGSIZE: the
+ * event is larger than cap; rec->size says how large). */
+struct tw_source {
+  int (*get)(void *ctx, struct tw_src_rec *rec, uint32_t *buf, uint32_t cap);
+  int (*get_wait)(void *ctx, struct tw_src_rec *rec, uint32_t *buf, uint32_t cap,
+                  uint32_t timeout);
+  uint32_t (*now)(void *ctx);               /* the 32-bit clock events carry */
+  void (*set_mask)(void *ctx, uint32_t mask); /* may be NULL */
+  void *ctx;
+  uint32_t capacity_words;
+  uint32_t freq_hz;
+};
+
+/* Hand one packet (wire image, len bytes) to the link. Return 0 when
+ * accepted (the bytes may be reused at once), TW_EBUSY to refuse: the
+ * streamer keeps the packet, counts a refusal and offers it again on the
+ * next poll. Called in the collector thread. */
+typedef int (*tw_pkt_send_fn)(void *ctx, const void *pkt, size_t len);
+
+struct tw_streamer_cfg {
+  struct tw_source source;
+  tw_pkt_send_fn send;
+  void *send_ctx;
+  uint16_t endpoint;      /* source address of packets (TW_ADDR_DEFAULT) */
+  uint16_t module_id;     /* logger module id in the packet header */
+  uint16_t instance_id;   /* logger instance id (one per core) */
+  uint8_t priority;       /* packet priority, 0..3 */
+  uint8_t pad;            /* 1: every packet is max_pkt_bytes long, the rest
+                             InvalidData padding (fixed-size buffers) */
+  uint32_t max_pkt_bytes; /* <= TW_CFG_MAX_PKT_BYTES; 0 = that */
+  uint32_t sync_ticks;    /* SYNC at least this often (clock ticks); 0 =
+                             2^30; at most 2^31 - 1 */
+  uint32_t flush_ticks;   /* a partial packet waits at most this long at
+                             congestion 0 (clock ticks); 0 = no timed flush */
+  uint32_t initial_mask;  /* mask START puts in force */
+};
+
+struct tw_streamer_stats {
+  uint32_t events, drops, records, packets, refusals, bytes, oversize, discarded;
+};
+
+/* Pending work the streamer does in order, one step per record. */
+enum tw_streamer_work { TW_SW_NONE, TW_SW_START, TW_SW_NAMES, TW_SW_DECLS, TW_SW_STOP };
+
+struct tw_streamer {
+  struct tw_streamer_cfg cfg;
+  uint32_t pkt[TW_CFG_MAX_PKT_BYTES / 4]; /* header, records, footer */
+  uint32_t fill;              /* bytes in pkt (header included) */
+  uint32_t max_bytes;
+  int held;                   /* pkt is complete and was refused */
+  uint32_t backoff;           /* word to sleep on while the link is busy */
+  uint16_t pkt_seq;           /* next packet sequence number */
+  uint16_t ev_seq;            /* next event sequence number */
+  uint16_t first_seq;         /* of the first record in pkt */
+  uint32_t snap_id;
+  int running;
+  uint32_t mask;              /* in force while running; kept while stopped */
+  int congestion;             /* -100..100 (FLOWCTRL) */
+  /* time: last observation of the clock, extended */
+  uint64_t now;
+  uint32_t now_lo;
+  uint64_t last_sync;
+  uint64_t first_ts;          /* time the partial packet got its first record */
+  int work[4];                /* queued enum tw_streamer_work */
+  unsigned nwork;
+  unsigned cursor;            /* names / decls sent so far in this dump */
+  /* an event taken from the logger and not yet fully written */
+  int pend;                   /* 0 none, 1 DROPS record due, 2 event due */
+  struct tw_src_rec prec;
+  uint64_t pts;               /* its extended timestamp */
+  uint32_t pdrops;            /* drops to announce before it */
+  uint32_t stop_reason;
+  /* sized for the largest logger event so a get never leaves one stuck */
+  uint32_t pdata[TW_EVENT_MAX_DATA];
+  struct tw_streamer_stats st;
+};
+
+/* Validate cfg and initialise (stopped; nothing sent). TW_EINVAL for a
+ * missing callback or an out-of-range size. Thread context. */
+int tw_streamer_init(struct tw_streamer *s, const struct tw_streamer_cfg *cfg);
+
+/* Queue START: trace mask := s->mask; records TRACE_START, then every
+ * NAME and every CUSTOM_DECL. Collector thread. Returns 0 or TW_EBUSY
+ * (work queue full). */
+int tw_streamer_start(struct tw_streamer *s);
+/* Queue STOP: mask := 0 at once, the ring is drained, TRACE_STOP (reason)
+ * is written and the partial packet flushed. Collector thread. */
+int tw_streamer_stop(struct tw_streamer *s, uint32_t reason);
+/* Queue a dump of the name table and custom declarations; *names and *decls
+ * receive how many records that will be (may be NULL). */
+int tw_streamer_send_names(struct tw_streamer *s, uint32_t *names, uint32_t *decls);
+
+/* The mask START puts in force (and in force now when running). Mask bits:
+ * bit id-1 for ids 1..32. Collector thread. */
+void tw_streamer_set_mask(struct tw_streamer *s, uint32_t mask);
+uint32_t tw_streamer_get_mask(const struct tw_streamer *s);
+/* FLOWCTRL congestion, clamped to -100..100. Collector thread. */
+void tw_streamer_set_congestion(struct tw_streamer *s, int level);
+/* Clock ticks a partial packet may wait at the current congestion. */
+uint32_t tw_streamer_flush_delay(const struct tw_streamer *s);
+
+/* One round of the collector: offer a refused packet again, do queued
+ * work, take up to TW_CFG_STREAMER_BATCH events (waiting up to `timeout`
+ * port ticks for the first when idle; 0 = no wait), write a SYNC when due,
+ * flush a partial packet whose delay expired. Returns events taken, or
+ * TW_EBUSY when the transport refused the held packet again (after
+ * sleeping `timeout` ticks, so a busy link is not polled in a spin). Collector thread;
+ * call at least once per sync_ticks (docs/streamer.md). */
+int tw_streamer_poll(struct tw_streamer *s, uint32_t timeout);
+/* Send the partial packet now. 0, TW_EBUSY (refused; kept). Collector. */
+int tw_streamer_flush(struct tw_streamer *s);
+
+/* Counters (racy snapshot from another thread is fine for display). */
+void tw_streamer_stats(const struct tw_streamer *s, struct tw_streamer_stats *st);
+void tw_streamer_reset_stats(struct tw_streamer *s);
+static inline int tw_streamer_running(const struct tw_streamer *s) { return s->running; }
+
+/* The kernel event logger as a source (src/target/source_klog.c). */
+void tw_source_klog(struct tw_source *src);
+
+#endif

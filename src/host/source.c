@@ -1,0 +1,131 @@
+/* What every transport shares: the dispatch, error text with context, and
+ * descriptor I/O through tw_sys with EINTR retried and timeouts via poll. */
+/* Messages are cut to their buffers on purpose. */
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tracewire/host/source.h"
+#include "tracewire/host/sys.h"
+#include "tracewire/error.h"
+
+void tw__source_init(struct tw_source *s, const struct tw_source_ops *ops, const char *name)
+{
+  s->ops = ops;
+  s->fd = -1;
+  snprintf(s->name, sizeof s->name, "%s", name);
+  s->err[0] = 0;
+  s->nread = 0;
+}
+
+int tw__source_errno(struct tw_source *s, const char *what)
+{
+  int e = errno;
+  snprintf(s->err, sizeof s->err, "%s: %s: %s", s->name, what, strerror(e));
+  switch (e) {
+  case EAGAIN: return TW_EAGAIN;
+  case ENOSPC: return TW_ENOSPC;
+  case ECONNRESET: case EPIPE: return TW_ECONNRESET;
+  case ENOTCONN: return TW_ENOTCONN;
+  case ETIMEDOUT: return TW_ETIMEDOUT;
+  case ENOENT: return TW_ENOENT;
+  case ENOMEM: return TW_ENOMEM;
+  case EIO: return TW_EIO;
+  default: return TW_ESYS;
+  }
+}
+
+int tw__fd_wait(struct tw_source *s, int fd, short events, int timeout_ms)
+{
+  struct pollfd p = { .fd = fd, .events = events };
+  for (;;) {
+    int n = tw_sys->poll(&p, 1, timeout_ms);
+    if (n > 0)
+      return 0;
+    if (n == 0)
+      return TW_EAGAIN;
+    if (errno != EINTR)
+      return tw__source_errno(s, "poll");
+  }
+}
+
+int tw__fd_read(struct tw_source *s, int fd, void *buf, size_t cap, int timeout_ms)
+{
+  if (cap > 0x40000000u)
+    cap = 0x40000000u; /* the result must fit an int */
+  for (;;) {
+    if (timeout_ms >= 0) {
+      int w = tw__fd_wait(s, fd, POLLIN, timeout_ms);
+      if (w < 0)
+        return w;
+    }
+    ssize_t n = tw_sys->read(fd, buf, cap);
+    if (n > 0) {
+      s->nread += (unsigned long long)n;
+      return (int)n;
+    }
+    if (n == 0)
+      return TW_EOF;
+    if (errno == EINTR)
+      continue;
+    if (errno == EAGAIN && timeout_ms != 0)
+      continue; /* spurious wakeup: wait again */
+    return tw__source_errno(s, "read");
+  }
+}
+
+int tw__fd_write_all(struct tw_source *s, int fd, const void *buf, size_t n)
+{
+  const char *p = buf;
+  while (n > 0) {
+    ssize_t w = tw_sys->write(fd, p, n);
+    if (w > 0) {
+      p += w;
+      n -= (size_t)w;
+      continue;
+    }
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w < 0 && errno == EAGAIN) {
+      int r = tw__fd_wait(s, fd, POLLOUT, 1000);
+      if (r < 0 && r != TW_EAGAIN)
+        return r;
+      continue;
+    }
+    if (w == 0)
+      errno = EIO;
+    return tw__source_errno(s, "write");
+  }
+  return 0;
+}
+
+int tw_source_read(struct tw_source *s, void *buf, size_t cap, int timeout_ms)
+{
+  return s->ops->read(s, buf, cap, timeout_ms);
+}
+
+int tw_source_write(struct tw_source *s, const void *buf, size_t n)
+{
+  if (!s->ops->write) {
+    snprintf(s->err, sizeof s->err, "%s: cannot send to a %s source", s->name, s->ops->scheme);
+    return TW_ENOTSUP;
+  }
+  return s->ops->write(s, buf, n);
+}
+
+void tw_source_close(struct tw_source *s)
+{
+  if (s)
+    s->ops->close(s);
+}
+
+const char *tw_source_error(const struct tw_source *s)
+{
+  return s->err[0] ? s->err : "no error";
+}
+
+long long tw_source_locate(struct tw_source *s, unsigned long long off)
+{
+  return s->ops->locate ? s->ops->locate(s, off) : (long long)off;
+}

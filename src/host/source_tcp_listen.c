@@ -1,0 +1,104 @@
+/* TCP, waiting for a target to connect. Binds at open so the port is known
+ * (and printed) before the target starts; accepts on the first read, with
+ * the read's timeout. One connection: a trace is one target's stream. */
+/* Messages are cut to their buffers on purpose. */
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tracewire/host/source.h"
+#include "tracewire/host/sys.h"
+#include "tracewire/error.h"
+
+const struct tw_source_ops *tw__tcp_ops(void);
+int tw__bind_socket(struct tw_source *s, const char *addr, const char *port, int type,
+                    char *err, size_t errcap);
+
+struct listen_source {
+  struct tw_source base;
+  int lfd;
+};
+
+static int do_accept(struct listen_source *l, int timeout_ms)
+{
+  int w = tw__fd_wait(&l->base, l->lfd, POLLIN, timeout_ms);
+  if (w < 0)
+    return w;
+  int fd;
+  do
+    fd = tw_sys->accept(l->lfd, NULL, NULL);
+  while (fd < 0 && errno == EINTR);
+  if (fd < 0)
+    return tw__source_errno(&l->base, "accept");
+  l->base.fd = fd;
+  return 0;
+}
+
+static int listen_read(struct tw_source *s, void *buf, size_t cap, int timeout_ms)
+{
+  struct listen_source *l = (struct listen_source *)s;
+  if (s->fd < 0) {
+    int rc = do_accept(l, timeout_ms);
+    if (rc < 0)
+      return rc;
+  }
+  return tw__fd_read(s, s->fd, buf, cap, timeout_ms);
+}
+
+static int listen_write(struct tw_source *s, const void *buf, size_t n)
+{
+  if (s->fd < 0) {
+    /* a command before any data: wait a little for the target to connect */
+    int rc = do_accept((struct listen_source *)s, 1000);
+    if (rc < 0) {
+      snprintf(s->err, sizeof s->err, "%s: no target connected yet", s->name);
+      return rc == TW_EAGAIN ? TW_ENOTCONN : rc;
+    }
+  }
+  return tw__fd_write_all(s, s->fd, buf, n);
+}
+
+static void listen_close(struct tw_source *s)
+{
+  struct listen_source *l = (struct listen_source *)s;
+  if (s->fd >= 0)
+    tw_sys->close(s->fd);
+  if (l->lfd >= 0)
+    tw_sys->close(l->lfd);
+  free(l);
+}
+
+static const struct tw_source_ops listen_ops = {
+  .scheme = "tcp-listen", .read = listen_read, .write = listen_write, .close = listen_close,
+};
+
+int tw_source_tcp_listen(const char *addr, const char *port, int *bound_port,
+                         struct tw_source **out, char *err, size_t errcap)
+{
+  struct listen_source *l = calloc(1, sizeof *l);
+  if (!l)
+    return TW_ENOMEM;
+  char name[256];
+  snprintf(name, sizeof name, "tcp-listen://%s:%s", addr, port);
+  tw__source_init(&l->base, &listen_ops, name);
+  l->lfd = tw__bind_socket(&l->base, addr, port, SOCK_STREAM, err, errcap);
+  if (l->lfd < 0) {
+    int rc = l->lfd;
+    free(l);
+    return rc;
+  }
+  if (tw_sys->listen(l->lfd, 1) != 0) {
+    int rc = tw__source_errno(&l->base, "listen");
+    snprintf(err, errcap, "%s", l->base.err);
+    tw_sys->close(l->lfd);
+    free(l);
+    return rc;
+  }
+  if (bound_port)
+    *bound_port = l->base.bound_port;
+  *out = &l->base;
+  return 0;
+}

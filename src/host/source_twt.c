@@ -1,0 +1,108 @@
+/* A .twt trace as a byte source: the DATA chunks of one source id, in file
+ * order, so the reader frames a recording exactly as it framed the live
+ * stream. Other chunks go to an optional callback (INFO: the target's
+ * clock). A truncated or damaged tail ends the stream, with a message. */
+/* Messages are cut to their buffers on purpose. */
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tracewire/host/source.h"
+#include "tracewire/host/source_twt.h"
+#include "tracewire/host/trace_file.h"
+#include "tracewire/error.h"
+
+#define MAPS 64
+
+struct twt_source {
+  struct tw_source base;
+  struct tw_twt_reader *r;
+  int want;                  /* source id, or -1 */
+  struct tw_twt_chunk c;
+  size_t used;               /* bytes of c delivered */
+  int have;
+  tw_twt_chunk_fn on_chunk;
+  void *ctx;
+  /* recent (stream offset -> file offset) of DATA payloads, for locate() */
+  struct { unsigned long long soff, foff, len; } map[MAPS];
+  unsigned nmap;
+};
+
+static int twt_read(struct tw_source *s, void *buf, size_t cap, int timeout_ms)
+{
+  struct twt_source *t = (struct twt_source *)s;
+  (void)timeout_ms;
+  while (!t->have || t->used == t->c.len) {
+    int rc = tw_twt_next(t->r, &t->c);
+    if (rc == 0)
+      return TW_EOF;
+    if (rc < 0) {
+      snprintf(s->err, sizeof s->err, "%s", tw_twt_reader_error(t->r));
+      if (t->on_chunk)
+        t->on_chunk(t->ctx, NULL, rc, s->err);
+      return TW_EOF; /* the readable prefix is the trace */
+    }
+    t->used = 0;
+    t->have = 0;
+    if (t->c.type == TW_TWT_DATA && (t->want < 0 || t->c.source == t->want)) {
+      t->have = 1;
+      unsigned i = t->nmap++ % MAPS;
+      t->map[i].soff = s->nread;
+      t->map[i].foff = t->c.file_offset + TW_TWT_CHUNK_HDR_BYTES;
+      t->map[i].len = t->c.len;
+    } else if (t->on_chunk) {
+      t->on_chunk(t->ctx, &t->c, 0, NULL);
+    }
+  }
+  size_t n = t->c.len - t->used;
+  if (n > cap)
+    n = cap;
+  memcpy(buf, t->c.data + t->used, n);
+  t->used += n;
+  s->nread += n;
+  return (int)n;
+}
+
+static long long twt_locate(struct tw_source *s, unsigned long long off)
+{
+  struct twt_source *t = (struct twt_source *)s;
+  unsigned n = t->nmap < MAPS ? t->nmap : MAPS;
+  for (unsigned i = 0; i < n; i++)
+    if (off >= t->map[i].soff && off < t->map[i].soff + t->map[i].len)
+      return (long long)(t->map[i].foff + (off - t->map[i].soff));
+  return -1;
+}
+
+static void twt_close(struct tw_source *s)
+{
+  struct twt_source *t = (struct twt_source *)s;
+  tw_twt_close_reader(t->r);
+  free(t);
+}
+
+static const struct tw_source_ops twt_ops = {
+  .scheme = "twt", .read = twt_read, .close = twt_close, .locate = twt_locate,
+};
+
+int tw_source_twt_open(const char *path, int source_id, struct tw_source **out, char *err, size_t errcap)
+{
+  struct twt_source *t = calloc(1, sizeof *t);
+  if (!t)
+    return TW_ENOMEM;
+  tw__source_init(&t->base, &twt_ops, path);
+  int rc = tw_twt_open(path, &t->r, err, errcap);
+  if (rc < 0) {
+    free(t);
+    return rc;
+  }
+  t->want = source_id;
+  *out = &t->base;
+  return 0;
+}
+
+void tw_source_twt_on_chunk(struct tw_source *s, tw_twt_chunk_fn fn, void *ctx)
+{
+  struct twt_source *t = (struct twt_source *)s;
+  t->on_chunk = fn;
+  t->ctx = ctx;
+}

@@ -1,0 +1,290 @@
+/* .twt writer and reader (format: include/tracewire/host/trace_file.h). */
+/* Messages are cut to their buffers on purpose. */
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tracewire/host/trace_file.h"
+#include "tracewire/host/sys.h"
+#include "tracewire/uia.h"
+#include "tracewire/error.h"
+
+static void put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
+static void put64(uint8_t *p, uint64_t v) { tw_store_le32(p, (uint32_t)v); tw_store_le32(p + 4, (uint32_t)(v >> 32)); }
+static uint16_t get16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
+static uint64_t get64(const uint8_t *p) { return tw_load_le32(p) | (uint64_t)tw_load_le32(p + 4) << 32; }
+static uint32_t check_word(uint32_t len, uint16_t type, uint16_t src)
+{
+  return len ^ type ^ (uint32_t)src << 16 ^ 0x5457u;
+}
+
+/* ---- writer -------------------------------------------------------------- */
+
+struct tw_twt_writer {
+  int fd;
+  int err;
+  char path[256];
+  char msg[400];
+  unsigned long long offset, data_bytes, data_chunks;
+  uint8_t *buf;
+};
+
+static int wfail(struct tw_twt_writer *w, const char *what)
+{
+  int e = errno;
+  if (!w->err) {
+    w->err = e == ENOSPC ? TW_ENOSPC : TW_ESYS;
+    snprintf(w->msg, sizeof w->msg, "%s: %s at file offset %llu: %s", w->path, what, w->offset,
+             strerror(e));
+  }
+  return w->err;
+}
+
+static int write_all(struct tw_twt_writer *w, const void *buf, size_t n)
+{
+  const char *p = buf;
+  while (n > 0) {
+    ssize_t k = tw_sys->write(w->fd, p, n);
+    if (k < 0 && errno == EINTR)
+      continue;
+    if (k <= 0) {
+      if (k == 0)
+        errno = EIO;
+      return wfail(w, "write");
+    }
+    p += k;
+    n -= (size_t)k;
+    w->offset += (unsigned long long)k;
+  }
+  return 0;
+}
+
+int tw_twt_create(const char *path, struct tw_twt_writer **out, char *err, size_t errcap)
+{
+  struct tw_twt_writer *w = calloc(1, sizeof *w);
+  if (!w || !(w->buf = malloc(TW_TWT_CHUNK_HDR_BYTES + TW_TWT_MAX_CHUNK))) {
+    free(w);
+    return TW_ENOMEM;
+  }
+  snprintf(w->path, sizeof w->path, "%s", path);
+  w->fd = tw_sys->open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (w->fd < 0) {
+    int rc = wfail(w, "create");
+    snprintf(err, errcap, "%s", w->msg);
+    free(w->buf);
+    free(w);
+    return rc;
+  }
+  uint8_t h[TW_TWT_HDR_BYTES] = {0};
+  memcpy(h, TW_TWT_MAGIC, 8);
+  tw_store_le32(h + 8, TW_TWT_VERSION);
+  tw_store_le32(h + 12, TW_TWT_HDR_BYTES);
+  put64(h + 16, tw_sys_wall_ns());
+  int rc = write_all(w, h, sizeof h);
+  if (rc < 0) {
+    snprintf(err, errcap, "%s", w->msg);
+    tw_sys->close(w->fd);
+    free(w->buf);
+    free(w);
+    return rc;
+  }
+  *out = w;
+  return 0;
+}
+
+int tw_twt_write(struct tw_twt_writer *w, uint16_t type, uint16_t source, uint64_t arrival_ns,
+                 const void *data, size_t len)
+{
+  const uint8_t *p = data;
+  if (w->err)
+    return w->err;
+  do {
+    uint32_t n = len > TW_TWT_MAX_CHUNK ? TW_TWT_MAX_CHUNK : (uint32_t)len;
+    uint8_t *h = w->buf;
+    tw_store_le32(h, TW_TWT_CHUNK_MAGIC);
+    put16(h + 4, type);
+    put16(h + 6, source);
+    tw_store_le32(h + 8, n);
+    tw_store_le32(h + 12, check_word(n, type, source));
+    put64(h + 16, arrival_ns);
+    if (n)
+      memcpy(h + TW_TWT_CHUNK_HDR_BYTES, p, n);
+    /* one write per chunk: a crash leaves whole chunks and at most one part */
+    int rc = write_all(w, h, TW_TWT_CHUNK_HDR_BYTES + n);
+    if (rc < 0)
+      return rc;
+    if (type == TW_TWT_DATA) {
+      w->data_bytes += n;
+      w->data_chunks++;
+    }
+    p += n;
+    len -= n;
+  } while (len > 0);
+  return 0;
+}
+
+int tw_twt_close(struct tw_twt_writer *w, int clean)
+{
+  if (!w)
+    return 0;
+  if (clean && !w->err) {
+    uint8_t e[24];
+    put64(e, w->data_bytes);
+    put64(e + 8, w->data_chunks);
+    put64(e + 16, tw_sys_wall_ns());
+    tw_twt_write(w, TW_TWT_END, 0, tw_sys_wall_ns(), e, sizeof e);
+  }
+  if (tw_sys->fsync(w->fd) != 0 && errno != EINVAL && errno != EROFS)
+    wfail(w, "fsync");
+  if (tw_sys->close(w->fd) != 0)
+    wfail(w, "close");
+  int rc = w->err;
+  free(w->buf);
+  free(w);
+  return rc;
+}
+
+const char *tw_twt_writer_error(const struct tw_twt_writer *w) { return w->err ? w->msg : "no error"; }
+unsigned long long tw_twt_data_bytes(const struct tw_twt_writer *w) { return w->data_bytes; }
+
+/* ---- reader -------------------------------------------------------------- */
+
+#define RBUF (TW_TWT_MAX_CHUNK + TW_TWT_CHUNK_HDR_BYTES + (1u << 20))
+
+struct tw_twt_reader {
+  int fd, eof;
+  char path[256];
+  char msg[400];
+  uint8_t *buf;
+  size_t start, end;
+  unsigned long long base; /* file offset of buf[0] */
+  uint64_t created;
+};
+
+static int rfill(struct tw_twt_reader *r, size_t need)
+{
+  while (r->end - r->start < need && !r->eof) {
+    if (r->start > 0) {
+      memmove(r->buf, r->buf + r->start, r->end - r->start);
+      r->base += r->start;
+      r->end -= r->start;
+      r->start = 0;
+    }
+    ssize_t n = tw_sys->read(r->fd, r->buf + r->end, RBUF - r->end);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      snprintf(r->msg, sizeof r->msg, "%s: read at file offset %llu: %s", r->path,
+               r->base + r->end, strerror(errno));
+      return TW_ESYS;
+    }
+    if (n == 0)
+      r->eof = 1;
+    r->end += (size_t)n;
+  }
+  return r->end - r->start >= need ? 1 : 0;
+}
+
+int tw_twt_probe(const char *path)
+{
+  int fd = tw_sys->open(path, O_RDONLY | O_CLOEXEC, 0);
+  if (fd < 0)
+    return TW_ENOENT;
+  char m[8] = {0};
+  ssize_t n = tw_sys->read(fd, m, 8);
+  tw_sys->close(fd);
+  return n == 8 && memcmp(m, TW_TWT_MAGIC, 8) == 0;
+}
+
+int tw_twt_open(const char *path, struct tw_twt_reader **out, char *err, size_t errcap)
+{
+  struct tw_twt_reader *r = calloc(1, sizeof *r);
+  if (!r || !(r->buf = malloc(RBUF))) {
+    free(r);
+    return TW_ENOMEM;
+  }
+  snprintf(r->path, sizeof r->path, "%s", path);
+  r->fd = tw_sys->open(path, O_RDONLY | O_CLOEXEC, 0);
+  int rc = 0;
+  if (r->fd < 0) {
+    snprintf(err, errcap, "%s: %s", path, strerror(errno));
+    rc = TW_ENOENT;
+  } else if ((rc = rfill(r, TW_TWT_HDR_BYTES)) <= 0 ||
+             memcmp(r->buf, TW_TWT_MAGIC, 8) != 0) {
+    snprintf(err, errcap, "%s: not a .twt trace (no \"TWTRACE\" header at offset 0)", path);
+    rc = TW_EBADMSG;
+  } else if (tw_load_le32(r->buf + 8) != TW_TWT_VERSION) {
+    snprintf(err, errcap, "%s: .twt version %u, this tracewire reads version %u", path,
+             tw_load_le32(r->buf + 8), TW_TWT_VERSION);
+    rc = TW_ENOTSUP;
+  } else {
+    r->created = get64(r->buf + 16);
+    r->start = tw_load_le32(r->buf + 12);
+    rc = 0;
+  }
+  if (rc < 0) {
+    tw_twt_close_reader(r);
+    return rc;
+  }
+  *out = r;
+  return 0;
+}
+
+int tw_twt_next(struct tw_twt_reader *r, struct tw_twt_chunk *c)
+{
+  int rc = rfill(r, TW_TWT_CHUNK_HDR_BYTES);
+  if (rc < 0)
+    return rc;
+  unsigned long long off = r->base + r->start;
+  if (rc == 0) {
+    if (r->end == r->start)
+      return 0;
+    snprintf(r->msg, sizeof r->msg, "%s: truncated chunk header at file offset %llu (%zu bytes): "
+             "the recording did not finish; everything before it was read", r->path, off,
+             r->end - r->start);
+    r->start = r->end;
+    return TW_ETRUNC;
+  }
+  const uint8_t *h = r->buf + r->start;
+  c->type = get16(h + 4);
+  c->source = get16(h + 6);
+  c->len = tw_load_le32(h + 8);
+  if (tw_load_le32(h) != TW_TWT_CHUNK_MAGIC || c->len > TW_TWT_MAX_CHUNK ||
+      tw_load_le32(h + 12) != check_word(c->len, c->type, c->source)) {
+    snprintf(r->msg, sizeof r->msg, "%s: damaged chunk header at file offset %llu; "
+             "the rest of the file is not read", r->path, off);
+    r->start = r->end;
+    r->eof = 1;
+    return TW_EBADMSG;
+  }
+  c->arrival_ns = get64(h + 16);
+  rc = rfill(r, TW_TWT_CHUNK_HDR_BYTES + c->len);
+  if (rc < 0)
+    return rc;
+  if (rc == 0) {
+    snprintf(r->msg, sizeof r->msg, "%s: truncated chunk at file offset %llu (%zu of %u payload "
+             "bytes): the recording did not finish; everything before it was read", r->path, off,
+             r->end - r->start - TW_TWT_CHUNK_HDR_BYTES, c->len);
+    r->start = r->end;
+    return TW_ETRUNC;
+  }
+  c->file_offset = off;
+  c->data = r->buf + r->start + TW_TWT_CHUNK_HDR_BYTES;
+  r->start += TW_TWT_CHUNK_HDR_BYTES + c->len;
+  return 1;
+}
+
+uint64_t tw_twt_created_ns(const struct tw_twt_reader *r) { return r->created; }
+const char *tw_twt_reader_error(const struct tw_twt_reader *r) { return r->msg[0] ? r->msg : "no error"; }
+
+void tw_twt_close_reader(struct tw_twt_reader *r)
+{
+  if (!r)
+    return;
+  if (r->fd >= 0)
+    tw_sys->close(r->fd);
+  free(r->buf);
+  free(r);
+}

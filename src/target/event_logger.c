@@ -1,0 +1,259 @@
+/*
+ * The event logger ring: many producers (threads and interrupt handlers),
+ * one consumer, variable-size events, no locks on the put path.
+ *
+ * Layout. A power-of-two ring of 32-bit words addressed by free-running
+ * 32-bit indices (head, tail) that wrap naturally; `i & mask` is the slot,
+ * `head - tail` the words in use (Zephyr ring buffer / kfifo style, so the
+ * full and empty states need no spare slot). An event occupies
+ *     header | [drops] | [wraps] | data[0..size-1]
+ * header = id << 16 | ext << 8 | size, with size >= 1 so a committed
+ * header is never 0, and ext bit 0 / bit 1 announcing the optional exact
+ * drop-count and wraps words. Words of the ring are 0 whenever they are
+ * free: init zeroes them and the consumer zeroes each event it retires.
+ *
+ * Put. (1) Reserve: CAS head from h to h + need provided
+ * h + need - tail <= capacity. (2) Write the extension and data words with
+ * plain stores; nobody else reads them yet. (3) Commit: store the header
+ * with release. A producer preempted (by an interrupt or the scheduler)
+ * between (1) and (3) leaves a 0 header: the consumer stops there and
+ * events reserved later wait behind it, so FIFO order is reservation order
+ * and a half-written event is never read.
+ *
+ * Get. Load the header at tail with acquire; 0 means nothing committed
+ * yet. Copy, zero the event's words, then store tail with release.
+ *
+ * Why these orders suffice:
+ *  - header release (put) / header acquire (get): the data words written
+ *    before the release are visible to the consumer after the acquire.
+ *  - tail release (get) / tail acquire (put): the consumer's reads and
+ *    zeroing of retired words happen before a producer reuses them, so a
+ *    new event never races the old one and stale words read as 0.
+ *  - head needs no ordering for data (the CAS only partitions the ring);
+ *    it is seq_cst for the sleep/wake handshake: the consumer stores
+ *    waiting = 1 and then loads head (both seq_cst); a producer CASes head
+ *    and later loads waiting (both seq_cst). In the single total order one
+ *    of them sees the other: either the consumer sees the reservation and
+ *    polls instead of sleeping, or the producer sees waiting and wakes it
+ *    after its commit. No lost wake-up, and the put path pays one CAS: on
+ *    x86 the seq_cst load is a plain mov.
+ *  - drops: a failed put adds itself (and any count it had claimed) to
+ *    drops_pending; the next put that finds it nonzero exchanges it for 0
+ *    and carries it in its drops word. Every drop lands in exactly one
+ *    event or stays pending (visible in the stats): retrieved + dropped ==
+ *    produced holds exactly.
+ *
+ * Cost: the common put is one relaxed load, one acquire load, one CAS,
+ * n + 1 stores and one load. Where a 32-bit CAS is not lock-free
+ * (Cortex-M0) TW_CFG_LOGGER_CRITICAL does the same steps under
+ * tw_port_irq_lock().
+ */
+#include "tracewire/logger.h"
+#include "tracewire/port.h"
+
+#define HDR_DROPS 0x100u
+#define HDR_WRAPS 0x200u
+
+#define LOAD(p, mo)      __atomic_load_n((p), __ATOMIC_##mo)
+#define STORE(p, v, mo)  __atomic_store_n((p), (v), __ATOMIC_##mo)
+
+#if TW_CFG_LOGGER_CRITICAL
+static uint32_t xchg(uint32_t *p, uint32_t v)
+{
+  uint32_t key = tw_port_irq_lock(), old = LOAD(p, RELAXED);
+  STORE(p, v, RELAXED);
+  tw_port_irq_unlock(key);
+  return old;
+}
+static void add(uint32_t *p, uint32_t v)
+{
+  uint32_t key = tw_port_irq_lock();
+  STORE(p, LOAD(p, RELAXED) + v, RELAXED);
+  tw_port_irq_unlock(key);
+}
+#else
+#define xchg(p, v) __atomic_exchange_n((p), (v), __ATOMIC_RELAXED)
+#define add(p, v)  ((void)__atomic_fetch_add((p), (v), __ATOMIC_RELAXED))
+#endif
+
+int tw_logger_init(struct tw_logger *l, uint32_t *buffer, uint32_t words)
+{
+  if (!l || !buffer || words < 2 || words > 0x80000000u ||
+      (words & (words - 1)))
+    return TW_EINVAL;
+  for (uint32_t i = 0; i < words; i++)
+    buffer[i] = 0;
+  *l = (struct tw_logger)TW_LOGGER_INITIALIZER(buffer, words);
+  return 0;
+}
+
+void tw__logger_reject(struct tw_logger *l)
+{
+  add(&l->rejects, 1u);
+}
+
+/* Claim [h, h + need) or return 0 with *h unchanged in meaning. */
+static int reserve(struct tw_logger *l, uint32_t *h, uint32_t need)
+{
+  uint32_t cap = l->mask + 1u;
+#if TW_CFG_LOGGER_CRITICAL
+  uint32_t key = tw_port_irq_lock();
+  *h = LOAD(&l->head, RELAXED);
+  int ok = *h + need - LOAD(&l->tail, ACQUIRE) <= cap;
+  if (ok)
+    STORE(&l->head, *h + need, SEQ_CST);
+  tw_port_irq_unlock(key);
+  return ok;
+#else
+  *h = LOAD(&l->head, RELAXED);
+  do {
+    /* acquire: the consumer finished with (and zeroed) the words below
+     * tail before we may overwrite them */
+    if (*h + need - LOAD(&l->tail, ACQUIRE) > cap)
+      return 0;
+  } while (!__atomic_compare_exchange_n(&l->head, h, *h + need, 1,
+                                        __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+  return 1;
+#endif
+}
+
+int tw__logger_put(struct tw_logger *l, uint16_t id, const uint32_t *first,
+                   const uint32_t *data, uint32_t n, uint32_t wraps)
+{
+  uint32_t size = n + (first != 0);
+  uint32_t hdr = (uint32_t)id << 16 | size;
+  uint32_t need = 1u + size + (wraps != 0), drops = 0, h;
+
+  if (size - 1u >= TW_LOGGER_MAX_DATA || need > l->mask + 1u) {
+    tw__logger_reject(l);
+    return TW_ETOOBIG;
+  }
+  /* Claim pending drops only when the drops word can ever fit. */
+  if (LOAD(&l->drops_pending, RELAXED) && need < l->mask + 1u &&
+      (drops = xchg(&l->drops_pending, 0u)) != 0)
+    need++;
+  if (!reserve(l, &h, need)) {
+    add(&l->drops_pending, drops + 1u);
+    add(&l->drops_total, 1u);
+    return TW_ENOSPC;
+  }
+  uint32_t *b = l->buf, m = l->mask, i = h + 1u;
+  if (drops) {
+    b[i++ & m] = drops;
+    hdr |= HDR_DROPS;
+  }
+  if (wraps) {
+    b[i++ & m] = wraps;
+    hdr |= HDR_WRAPS;
+  }
+  if (first)
+    b[i++ & m] = *first;
+  for (uint32_t k = 0; k < n; k++)
+    b[i++ & m] = data[k];
+  /* release: the words above are visible before the consumer sees hdr */
+  STORE(&b[h & m], hdr, RELEASE);
+  /* seq_cst: pairs with the consumer's waiting store (see top) */
+  if (LOAD(&l->waiting, SEQ_CST) && xchg(&l->waiting, 0u))
+    tw_port_wake(&l->waiting);
+  return 0;
+}
+
+int tw_logger_put(struct tw_logger *l, uint16_t id, const uint32_t *data,
+                  uint32_t n)
+{
+  if (!l)
+    return TW_EINVAL;
+  if (!data || !n) {
+    tw__logger_reject(l);
+    return TW_EINVAL;
+  }
+  return tw__logger_put(l, id, 0, data, n, 0u);
+}
+
+/* Header of the oldest committed event, or 0. */
+static uint32_t peek(struct tw_logger *l, uint32_t t)
+{
+  /* acquire: pairs with the producer's release of the header */
+  return LOAD(&l->buf[t & l->mask], ACQUIRE);
+}
+
+static uint32_t event_words(uint32_t hdr)
+{
+  return 1u + (hdr & 0xFFu) + !!(hdr & HDR_DROPS) + !!(hdr & HDR_WRAPS);
+}
+
+int tw_logger_get(struct tw_logger *l, struct tw_logger_rec *rec,
+                  uint32_t *buf, uint32_t cap)
+{
+  if (!l || !rec || !buf || !cap)
+    return TW_EINVAL;
+  uint32_t t = l->tail, m = l->mask, *b = l->buf;
+  uint32_t hdr = peek(l, t), i = t + 1u;
+  if (!hdr)
+    return 0;
+  uint32_t dropped = hdr & HDR_DROPS ? b[i++ & m] : 0u;
+  rec->id = (uint16_t)(hdr >> 16);
+  rec->size = (uint16_t)(hdr & 0xFFu);
+  rec->wraps = hdr & HDR_WRAPS ? b[i++ & m] : 0u;
+  /* the drops are reported once, with the event itself */
+  rec->dropped = 0;
+  if (rec->size > cap)
+    return TW_EMSGSIZE;
+  rec->dropped = dropped;
+  for (uint32_t k = 0; k < rec->size; k++)
+    buf[k] = b[i++ & m];
+  for (uint32_t k = t + 1u; k != i; k++)
+    b[k & m] = 0u;
+  STORE(&b[t & m], 0u, RELAXED);
+  /* release: our reads and zeroing happen before producers reuse words */
+  STORE(&l->tail, i, RELEASE);
+  l->retrieved++;
+  return rec->size;
+}
+
+int tw_logger_get_wait(struct tw_logger *l, struct tw_logger_rec *rec,
+                       uint32_t *buf, uint32_t cap, uint32_t timeout)
+{
+  uint32_t start = tw_port_ticks();
+  for (;;) {
+    int r = tw_logger_get(l, rec, buf, cap);
+    uint32_t spent = tw_port_ticks() - start;
+    if (r)
+      return r;
+    if (timeout != TW_WAIT_FOREVER && spent >= timeout)
+      return 0;
+    STORE(&l->waiting, 1u, SEQ_CST);
+    /* Nothing reserved: sleep until a producer wakes us. Reserved but not
+     * committed (its producer was preempted): that producer may have
+     * missed our flag, so poll one tick at a time. */
+    uint32_t left = timeout == TW_WAIT_FOREVER ? timeout : timeout - spent;
+    if (LOAD(&l->head, SEQ_CST) != l->tail)
+      left = 1u;
+    tw_port_wait(&l->waiting, 1u, left);
+    STORE(&l->waiting, 0u, RELAXED);
+  }
+}
+
+void tw_logger_stats(struct tw_logger *l, struct tw_logger_stats *st)
+{
+  uint32_t t = l->tail, queued = 0, hdr;
+  uint32_t head = LOAD(&l->head, ACQUIRE);
+  while (t != head && (hdr = peek(l, t)) != 0) {
+    queued++;
+    t += event_words(hdr);
+  }
+  st->retrieved = l->retrieved;
+  st->puts = l->retrieved + queued;
+  st->drops = LOAD(&l->drops_total, RELAXED);
+  st->rejects = LOAD(&l->rejects, RELAXED);
+  st->pending_drops = LOAD(&l->drops_pending, RELAXED);
+  st->used_words = head - l->tail;
+  st->capacity = l->mask + 1u;
+}
+
+void tw_logger_stats_reset(struct tw_logger *l)
+{
+  l->retrieved = 0;
+  xchg(&l->drops_total, 0u);
+  xchg(&l->rejects, 0u);
+}

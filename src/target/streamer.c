@@ -1,0 +1,557 @@
+/*
+ * The streamer: logger events -> EventHdr records -> UIA event packets.
+ *
+ * Design (what the host relies on is in docs/streamer.md):
+ *
+ * - One packet under construction, in the caller's struct. A record is
+ *   written straight into it; when the next record does not fit, the packet
+ *   is finished (header, footer, optional InvalidData padding) and offered
+ *   to the transport. A refused packet stays "held": nothing else is
+ *   written until the transport takes it, and the logger's ring absorbs the
+ *   back-pressure (its overflow becomes exact drop counts, below).
+ *
+ * - Every step that writes a record is restartable: state advances only
+ *   after the record is in the packet. A logger event is taken into `pend`
+ *   and written in up to two steps (DROPS record, then the event), so a
+ *   refusal between them loses nothing and never reorders.
+ *
+ * - Sequence numbers: every record takes the next 16-bit event sequence
+ *   number. When the logger reports d events dropped before event E, a
+ *   DROPS record (count d) takes the next number, the counter then skips d,
+ *   and E follows: the host sees a gap of exactly d announced by DROPS.
+ *   A gap without a DROPS record is a lost packet.
+ *
+ * - Time: the logger's clock is 32 bits. The streamer observes it after
+ *   every event it takes and at every poll, extending a 64-bit "now" by the
+ *   unsigned difference (correct while observations are < 2^32 ticks apart;
+ *   the logger adds whole periods slept through as rec.wraps). An event's
+ *   32-bit timestamp t becomes now + (int32_t)(t - now_lo): the nearest
+ *   64-bit time with those low bits, correct while the event is within
+ *   2^31 ticks of the observation. SLEEP events are anchored on their wake
+ *   time and reach back (wake - sleep) + wraps * 2^32. Periodic SYNC
+ *   records (every sync_ticks < 2^31) keep the collector observing.
+ */
+#include <string.h>
+
+#include "tracewire/events_gen.h"
+#include "tracewire/port.h"
+#include "tracewire/streamer.h"
+#include "tracewire/trace.h"
+
+#define HDR TW_STREAMER_HDR_BYTES
+/* a NAME or CUSTOM_DECL snapshot must fit one record in one packet, so
+ * writing it is all-or-nothing */
+#define SNAP_REC_MAX (40u + 4u + ((TW_CFG_DECL_MAX > TW_CFG_NAME_MAX ? TW_CFG_DECL_MAX : TW_CFG_NAME_MAX) + 3u) / 4u * 4u)
+#define MIN_PKT (HDR + TW_FOOTER_BYTES + SNAP_REC_MAX)
+_Static_assert(TW_CFG_MAX_PKT_BYTES >= MIN_PKT, "TW_CFG_MAX_PKT_BYTES too small for a NAME record");
+_Static_assert(SNAP_REC_MAX <= TW_CFG_SNAP_MAX_REC_BYTES, "snapshot scratch too small");
+
+/* ---- time ------------------------------------------------------------------ */
+
+static void observe(struct tw_streamer *s, uint32_t wraps)
+{
+  uint32_t lo = s->cfg.source.now(s->cfg.source.ctx);
+  s->now += (uint64_t)(uint32_t)(lo - s->now_lo) + ((uint64_t)wraps << 32);
+  s->now_lo = lo;
+}
+
+static uint64_t extend(const struct tw_streamer *s, uint32_t t)
+{
+  int32_t d = (int32_t)(t - s->now_lo);
+  if (d < 0 && (uint64_t)-(int64_t)d > s->now)
+    return 0; /* before the first observation: clamp rather than wrap */
+  return s->now + (uint64_t)(int64_t)d;
+}
+
+/* ---- packets ----------------------------------------------------------------- */
+
+static void finish_header(struct tw_streamer *s, uint32_t length)
+{
+  tw_pkt_hdr *h = (tw_pkt_hdr *)s->pkt;
+#if TW_CFG_MIN_EVENT_PKT
+  tw_pkt_init_min_event(h, TW_ENDIAN_NATIVE, s->cfg.endpoint & 0x1Fu);
+  tw_pkt_set_min_length(h, length);
+#else
+  tw_pkt_init_event(h, TW_ENDIAN_NATIVE, length, s->pkt_seq, s->cfg.priority,
+                    s->cfg.module_id, s->cfg.instance_id, TW_ADDR_HOST, s->cfg.endpoint);
+#endif
+  tw_pkt_set_seq(h, s->pkt_seq);
+  tw_pkt_set_event_seq(h, s->first_seq & 0x3FFFu);
+  tw_pkt_set_priority(h, s->cfg.priority);
+}
+
+/* Finish and offer the packet under construction (or the held one). */
+static int send_pkt(struct tw_streamer *s)
+{
+  uint32_t len = s->fill + TW_FOOTER_BYTES;
+  uint32_t total = len;
+
+  if (!s->held) {
+    finish_header(s, len);
+    tw_store_be32((uint8_t *)s->pkt + s->fill, tw_pkt_footer(len));
+    if (s->cfg.pad && len < s->max_bytes) {
+      /* fixed-size buffer: the rest is one InvalidData "packet" */
+      uint8_t *p = (uint8_t *)s->pkt + len;
+      memset(p, 0, s->max_bytes - len);
+      tw_pkt_set_invalid((tw_pkt_hdr *)(void *)p, s->max_bytes - len);
+    }
+  }
+  if (s->cfg.pad)
+    total = s->max_bytes;
+  int rc = s->cfg.send(s->cfg.send_ctx, s->pkt, total);
+  if (rc) {
+    s->held = 1;
+    s->st.refusals++;
+    return rc < 0 ? rc : TW_EBUSY;
+  }
+  s->held = 0;
+  s->pkt_seq++;
+  s->st.packets++;
+  s->st.bytes += total;
+  s->fill = HDR;
+  return 0;
+}
+
+/* Room for `bytes` more record bytes; may send the current packet. */
+static int make_room(struct tw_streamer *s, uint32_t bytes)
+{
+  if (s->held)
+    return TW_EBUSY;
+  if (HDR + bytes + TW_FOOTER_BYTES > s->max_bytes)
+    return TW_ETOOBIG;
+  if (s->fill + bytes + TW_FOOTER_BYTES > s->max_bytes) {
+    int rc = send_pkt(s);
+    if (rc)
+      return rc;
+  }
+  if (s->fill == HDR)
+    s->first_ts = s->now;
+  return 0;
+}
+
+static uint32_t *claim(struct tw_streamer *s, uint32_t words)
+{
+  uint32_t *p = s->pkt + s->fill / 4;
+  if (s->fill == HDR)
+    s->first_seq = s->ev_seq;
+  s->fill += words * 4;
+  s->ev_seq++;
+  s->st.records++;
+  return p;
+}
+
+/* A timestamped record: header, ts, id word, payload. */
+static int write_record(struct tw_streamer *s, int with_ts, uint64_t ts, uint16_t id,
+                        uint16_t module, const uint32_t *payload, uint32_t n)
+{
+  uint32_t words = (with_ts ? 4u : 2u) + n;
+  int rc = make_room(s, words * 4);
+  if (rc)
+    return rc;
+  uint32_t seq = s->ev_seq;
+  uint32_t *p = claim(s, words);
+  rc = tw_record_encode(p, words, seq, with_ts, ts, id, module, payload, n);
+  return rc < 0 ? rc : 0;
+}
+
+static int write_control(struct tw_streamer *s, uint16_t id, uint64_t ts, uint32_t v)
+{
+  return write_record(s, 1, ts, id, TW_MOD_CONTROL, &v, 1);
+}
+
+static int snap_sink(void *ctx, const uint32_t *words, size_t n)
+{
+  struct tw_streamer *s = ctx;
+  int rc = make_room(s, (uint32_t)n * 4);
+  if (rc)
+    return rc;
+  uint32_t *p = s->pkt + s->fill / 4;
+  if (s->fill == HDR)
+    s->first_seq = (uint16_t)tw_evhdr_seq(words[0]);
+  memcpy(p, words, n * 4);
+  s->fill += (uint32_t)n * 4;
+  s->st.records++;
+  return 0;
+}
+
+/* One snapshot record: packed word (native order) then the string bytes. */
+static int write_snapshot(struct tw_streamer *s, uint16_t id, uint32_t packed, const char *str)
+{
+  uint8_t data[4 + (TW_CFG_DECL_MAX > TW_CFG_NAME_MAX ? TW_CFG_DECL_MAX : TW_CFG_NAME_MAX)];
+  size_t len = strlen(str);
+  uint32_t seq_out;
+
+  memcpy(data, &packed, 4);
+  memcpy(data + 4, str, len);
+  int rc = tw_snapshot_encode(snap_sink, s, s->ev_seq, &seq_out, 1, s->now, id, TW_MOD_CONTROL,
+                              0, 0, s->snap_id, 0, 0, data, 4 + len, SNAP_REC_MAX);
+  if (rc)
+    return rc;
+  s->ev_seq = (uint16_t)seq_out;
+  s->snap_id++;
+  return 0;
+}
+
+/* ---- logger events ----------------------------------------------------------- */
+
+/* A SLEEP event re-anchors the clock: the sleep began within reach of the
+ * last observation, and the wake is that plus what the timestamps show plus
+ * the whole periods slept (wraps). Returns the sleep's 64-bit time. */
+static uint64_t sleep_anchor(struct tw_streamer *s, const struct tw_src_rec *rec, const uint32_t *d)
+{
+  uint64_t t_sleep = extend(s, d[0]);
+  uint64_t t_wake = t_sleep + (uint32_t)(d[1] - d[0]) + ((uint64_t)rec->wraps << 32);
+  if (t_wake > s->now) { /* never move the clock backwards */
+    s->now = t_wake;
+    s->now_lo = d[1];
+  }
+  observe(s, 0);
+  return t_sleep;
+}
+
+static void take(struct tw_streamer *s, const struct tw_src_rec *rec, int n)
+{
+  uint64_t ts;
+
+  s->st.events++;
+  if (rec->id == TW_EV_SLEEP && n >= 3) {
+    ts = sleep_anchor(s, rec, s->pdata);
+  } else {
+    observe(s, rec->wraps);
+    ts = n ? extend(s, s->pdata[0]) : s->now;
+  }
+  if (!s->running) {
+    s->st.discarded++;
+    return;
+  }
+  s->prec = *rec;
+  s->prec.size = (uint16_t)n;
+  s->pts = ts;
+  s->pdrops += rec->dropped;
+  s->st.drops += rec->dropped;
+  s->pend = s->pdrops ? 1 : 2;
+}
+
+static int write_event(struct tw_streamer *s)
+{
+  const struct tw_event_desc *d = tw_event_desc_by_id(s->prec.id);
+  int timed;
+  uint16_t module;
+
+  if (d && !(d->flags & TW_EVF_STREAMER)) {
+    timed = (d->flags & TW_EVF_TIMED) != 0;
+    module = d->module;
+  } else {
+    const struct tw_custom_decl *c = tw_custom_find(s->prec.id);
+    timed = c && c->timed;
+    module = TW_MOD_CUSTOM;
+  }
+  uint32_t n = s->prec.size;
+  const uint32_t *payload = s->pdata;
+  if (timed && n) {
+    payload++;
+    n--;
+  }
+  int rc = write_record(s, timed, s->pts, s->prec.id, module, payload, n);
+  if (rc == TW_ETOOBIG) {
+    /* can never fit a packet: lost on the target, announced as a drop */
+    s->st.oversize++;
+    s->pdrops++;
+    return 0;
+  }
+  return rc;
+}
+
+static int write_pending(struct tw_streamer *s)
+{
+  int rc;
+
+  if (s->pend == 1) {
+    rc = write_control(s, TW_EV_DROPS, s->pts, s->pdrops);
+    if (rc)
+      return rc;
+    s->ev_seq = (uint16_t)(s->ev_seq + s->pdrops); /* skip exactly the dropped */
+    s->pdrops = 0;
+    s->pend = 2;
+  }
+  if (s->pend == 2) {
+    rc = write_event(s);
+    if (rc)
+      return rc;
+    s->pend = 0;
+  }
+  return 0;
+}
+
+/* Take and write one event. 1 taken, 0 none, < 0 blocked. */
+static int drain_one(struct tw_streamer *s, uint32_t timeout)
+{
+  struct tw_src_rec rec = {0};
+  int n;
+
+  if (s->pend) {
+    int rc = write_pending(s);
+    return rc ? rc : 1;
+  }
+  if (timeout && s->cfg.source.get_wait)
+    n = s->cfg.source.get_wait(s->cfg.source.ctx, &rec, s->pdata, TW_EVENT_MAX_DATA, timeout);
+  else
+    n = s->cfg.source.get(s->cfg.source.ctx, &rec, s->pdata, TW_EVENT_MAX_DATA);
+  if (n <= 0)
+    return 0; /* nothing; TW_EMSGSIZE cannot happen with a 255-word buffer */
+  take(s, &rec, n);
+  if (s->pend) {
+    int rc = write_pending(s);
+    if (rc)
+      return rc;
+  }
+  return 1;
+}
+
+/* ---- queued work --------------------------------------------------------------- */
+
+static void apply_mask(struct tw_streamer *s, uint32_t mask)
+{
+  __atomic_store_n(&tw_trace_mask, mask, __ATOMIC_RELAXED);
+  if (s->cfg.source.set_mask)
+    s->cfg.source.set_mask(s->cfg.source.ctx, mask);
+}
+
+static int push_work(struct tw_streamer *s, int w)
+{
+  if (s->nwork >= sizeof s->work / sizeof s->work[0])
+    return TW_EBUSY;
+  s->work[s->nwork++] = w;
+  return 0;
+}
+
+static void pop_work(struct tw_streamer *s)
+{
+  memmove(s->work, s->work + 1, (s->nwork - 1) * sizeof s->work[0]);
+  s->nwork--;
+  s->cursor = 0;
+}
+
+static uint32_t name_packed(const struct tw_name_entry *e)
+{
+  return (uint32_t)e->kind | (uint32_t)e->prio << 8 | (uint32_t)e->number << 16;
+}
+
+static uint32_t decl_packed(const struct tw_custom_decl *c)
+{
+  return (uint32_t)c->id | (uint32_t)c->timed << 16 | (uint32_t)c->nfields << 24;
+}
+
+/* One step of the head work item. 0 progress (or done), < 0 blocked. */
+static int work_step(struct tw_streamer *s)
+{
+  int rc = 0;
+
+  switch (s->work[0]) {
+  case TW_SW_START:
+    if (!s->running) {
+      rc = write_control(s, TW_EV_TRACE_START, s->now, s->mask);
+      if (rc)
+        return rc;
+      s->running = 1;
+      s->last_sync = s->now;
+      apply_mask(s, s->mask);
+    }
+    pop_work(s);
+    return 0;
+  case TW_SW_NAMES:
+    if (s->cursor < tw_name_count()) {
+      const struct tw_name_entry *e = tw_name_at(s->cursor);
+      rc = write_snapshot(s, TW_EV_NAME, name_packed(e), e->name);
+      if (!rc)
+        s->cursor++;
+      return rc;
+    }
+    pop_work(s);
+    return 0;
+  case TW_SW_DECLS:
+    if (s->cursor < tw_custom_count()) {
+      const struct tw_custom_decl *c = tw_custom_at(s->cursor);
+      rc = write_snapshot(s, TW_EV_CUSTOM_DECL, decl_packed(c), c->decl);
+      if (!rc)
+        s->cursor++;
+      return rc;
+    }
+    pop_work(s);
+    return 0;
+  case TW_SW_STOP:
+    if (s->running) {
+      /* what was recorded before the stop goes out before TRACE_STOP */
+      while ((rc = drain_one(s, 0)) > 0)
+        ;
+      if (rc)
+        return rc;
+      rc = write_control(s, TW_EV_TRACE_STOP, s->now, s->stop_reason);
+      if (rc)
+        return rc;
+      s->running = 0;
+    }
+    pop_work(s);
+    rc = tw_streamer_flush(s);
+    return rc;
+  default:
+    pop_work(s);
+    return 0;
+  }
+}
+
+/* ---- public ---------------------------------------------------------------------- */
+
+int tw_streamer_init(struct tw_streamer *s, const struct tw_streamer_cfg *cfg)
+{
+  if (!s || !cfg || !cfg->send || !cfg->source.get || !cfg->source.now || cfg->priority > 3)
+    return TW_EINVAL;
+  uint32_t max = cfg->max_pkt_bytes ? cfg->max_pkt_bytes : TW_CFG_MAX_PKT_BYTES;
+  if (max % 4 || max > TW_CFG_MAX_PKT_BYTES || max < MIN_PKT)
+    return TW_EINVAL;
+  if (cfg->sync_ticks > 0x7FFFFFFFu)
+    return TW_EINVAL;
+  memset(s, 0, sizeof *s);
+  s->cfg = *cfg;
+  if (!s->cfg.sync_ticks)
+    s->cfg.sync_ticks = 1u << 30;
+  s->max_bytes = max;
+  s->fill = HDR;
+  s->mask = cfg->initial_mask;
+  s->now_lo = cfg->source.now(cfg->source.ctx);
+  s->now = s->now_lo;
+  s->last_sync = s->now;
+  return 0;
+}
+
+int tw_streamer_start(struct tw_streamer *s)
+{
+  if (s->nwork + 3 > sizeof s->work / sizeof s->work[0])
+    return TW_EBUSY;
+  push_work(s, TW_SW_START);
+  push_work(s, TW_SW_NAMES);
+  push_work(s, TW_SW_DECLS);
+  return 0;
+}
+
+int tw_streamer_stop(struct tw_streamer *s, uint32_t reason)
+{
+  int rc = push_work(s, TW_SW_STOP);
+  if (rc)
+    return rc;
+  s->stop_reason = reason;
+  /* emitters stop at once; the ring is drained before TRACE_STOP */
+  apply_mask(s, 0);
+  return 0;
+}
+
+int tw_streamer_send_names(struct tw_streamer *s, uint32_t *names, uint32_t *decls)
+{
+  if (s->nwork + 2 > sizeof s->work / sizeof s->work[0])
+    return TW_EBUSY;
+  push_work(s, TW_SW_NAMES);
+  push_work(s, TW_SW_DECLS);
+  if (names)
+    *names = tw_name_count();
+  if (decls)
+    *decls = tw_custom_count();
+  return 0;
+}
+
+static int stop_queued(const struct tw_streamer *s)
+{
+  for (unsigned i = 0; i < s->nwork; i++)
+    if (s->work[i] == TW_SW_STOP)
+      return 1;
+  return 0;
+}
+
+void tw_streamer_set_mask(struct tw_streamer *s, uint32_t mask)
+{
+  s->mask = mask;
+  if (s->running && !stop_queued(s))
+    apply_mask(s, mask);
+}
+
+uint32_t tw_streamer_get_mask(const struct tw_streamer *s)
+{
+  return s->mask;
+}
+
+void tw_streamer_set_congestion(struct tw_streamer *s, int level)
+{
+  s->congestion = level < -100 ? -100 : level > 100 ? 100 : level;
+}
+
+uint32_t tw_streamer_flush_delay(const struct tw_streamer *s)
+{
+  return (uint32_t)((uint64_t)s->cfg.flush_ticks * (uint64_t)(100 + s->congestion) / 100u);
+}
+
+int tw_streamer_flush(struct tw_streamer *s)
+{
+  if (!s->held && s->fill == HDR)
+    return 0;
+  return send_pkt(s);
+}
+
+int tw_streamer_poll(struct tw_streamer *s, uint32_t timeout)
+{
+  int rc, taken = 0;
+
+  if (s->held && (rc = send_pkt(s))) {
+    /* the link is busy: back off instead of spinning on it; the ring
+     * keeps recording (and counting drops) meanwhile */
+    if (timeout)
+      tw_port_wait(&s->backoff, 0, timeout);
+    return rc;
+  }
+  observe(s, 0);
+  while (s->nwork)
+    if ((rc = work_step(s)))
+      return rc;
+  if (s->running || s->pend) {
+    for (int i = 0; i < TW_CFG_STREAMER_BATCH; i++) {
+      rc = drain_one(s, i == 0 && !s->pend ? timeout : 0);
+      if (rc < 0)
+        return rc;
+      if (!rc)
+        break;
+      taken++;
+    }
+  } else {
+    /* stopped: keep the ring empty, discarding (a non-dynamic logger
+     * records kernel events whatever the mask says) */
+    struct tw_src_rec rec;
+    for (int i = 0; i < TW_CFG_STREAMER_BATCH; i++) {
+      int n = s->cfg.source.get(s->cfg.source.ctx, &rec, s->pdata, TW_EVENT_MAX_DATA);
+      if (n <= 0)
+        break;
+      take(s, &rec, n);
+      taken++;
+    }
+  }
+  observe(s, 0);
+  if (s->running && s->now - s->last_sync >= s->cfg.sync_ticks) {
+    if ((rc = write_control(s, TW_EV_SYNC, s->now, s->cfg.source.freq_hz)))
+      return rc;
+    s->last_sync = s->now;
+  }
+  if (s->fill > HDR && s->now - s->first_ts >= tw_streamer_flush_delay(s) &&
+      (s->cfg.flush_ticks || s->congestion == -100)) {
+    rc = send_pkt(s);
+    if (rc)
+      return rc;
+  }
+  return taken;
+}
+
+void tw_streamer_stats(const struct tw_streamer *s, struct tw_streamer_stats *st)
+{
+  *st = s->st;
+}
+
+void tw_streamer_reset_stats(struct tw_streamer *s)
+{
+  memset(&s->st, 0, sizeof s->st);
+}

@@ -1,0 +1,165 @@
+/*
+ * The target's name table and custom-event declarations, and the trace
+ * mask every emitter tests.
+ *
+ * Both tables are append-only arrays with a published count: a writer
+ * fills the next slot, then stores count + 1 with release; readers (the
+ * collector, emitters in interrupts) load the count with acquire and read
+ * only slots below it, which never change again. A rename appends a new
+ * entry rather than rewriting one the collector may be reading, so there is
+ * no torn name and no lock. Writers (registration) are thread context and
+ * serialised by the caller: registration happens at start-up or from one
+ * thread (documented in trace.h).
+ */
+#include <string.h>
+
+#include "tracewire/trace.h"
+
+uint32_t tw_trace_mask;
+
+static const struct tw_name_entry predefined[] = {
+  {TW_OBJ_TASK, 0, 0xFFFEu, "EnterInt"},
+  {TW_OBJ_TASK, 0, 0xFFFFu, "LeaveInt"},
+};
+#define NPREDEF (sizeof predefined / sizeof predefined[0])
+
+static struct tw_name_entry names[TW_CFG_NAMES];
+static uint32_t nnames;
+
+static struct tw_custom_decl decls[TW_CFG_CUSTOM_DECLS];
+static uint32_t ndecls;
+
+int tw_name_register(enum tw_obj_kind kind, uint16_t number, const char *name, uint8_t prio)
+{
+  if ((unsigned)kind == TW_OBJ_NONE || (unsigned)kind >= TW_OBJ_COUNT || !name || !*name)
+    return TW_EINVAL;
+  uint32_t n = __atomic_load_n(&nnames, __ATOMIC_RELAXED);
+  if (n >= TW_CFG_NAMES)
+    return TW_ENOSPC;
+  struct tw_name_entry *e = &names[n];
+  size_t len = strlen(name);
+  if (len > TW_CFG_NAME_MAX - 1)
+    len = TW_CFG_NAME_MAX - 1;
+  memset(e, 0, sizeof *e);
+  e->kind = (uint8_t)kind;
+  e->prio = kind == TW_OBJ_TASK ? prio : 0;
+  e->number = number;
+  memcpy(e->name, name, len);
+  /* release: the entry's bytes are visible before the count that covers it */
+  __atomic_store_n(&nnames, n + 1, __ATOMIC_RELEASE);
+  return 0;
+}
+
+uint32_t tw_name_count(void)
+{
+  return (uint32_t)NPREDEF + __atomic_load_n(&nnames, __ATOMIC_ACQUIRE);
+}
+
+const struct tw_name_entry *tw_name_at(uint32_t i)
+{
+  if (i < NPREDEF)
+    return &predefined[i];
+  i -= (uint32_t)NPREDEF;
+  return i < __atomic_load_n(&nnames, __ATOMIC_ACQUIRE) ? &names[i] : NULL;
+}
+
+void tw_name_reset(void)
+{
+  __atomic_store_n(&nnames, 0, __ATOMIC_RELEASE);
+}
+
+/* "Name f:U8 g:U32": a name, then fields "ident:type". Returns the field
+ * count or -1. */
+static int parse_decl(const char *d)
+{
+  int nf = 0;
+  const char *p = d;
+
+  while (*p && *p != ' ')
+    p++;
+  if (p == d)
+    return -1;
+  while (*p) {
+    while (*p == ' ')
+      p++;
+    if (!*p)
+      break;
+    const char *f = p;
+    while (*p && *p != ':' && *p != ' ')
+      p++;
+    if (p == f || *p != ':')
+      return -1;
+    const char *t = ++p;
+    while (*p && *p != ' ')
+      p++;
+    size_t tl = (size_t)(p - t);
+    if (!((tl == 2 && !memcmp(t, "U8", 2)) || (tl == 3 && (!memcmp(t, "U16", 3) || !memcmp(t, "U32", 3)))))
+      return -1;
+    nf++;
+  }
+  return nf <= TW_CUSTOM_MAX_WORDS ? nf : -1;
+}
+
+int tw_custom_declare(uint16_t id, int timed, const char *decl)
+{
+  if (id == 0 || tw_event_desc_by_id(id) || !decl || strlen(decl) >= TW_CFG_DECL_MAX)
+    return TW_EINVAL;
+  int nf = parse_decl(decl);
+  if (nf < 0 || (nf == 0 && !timed))
+    return TW_EINVAL; /* the logger needs at least one data word */
+  if (tw_custom_find(id))
+    return TW_EEXIST;
+  uint32_t n = __atomic_load_n(&ndecls, __ATOMIC_RELAXED);
+  if (n >= TW_CFG_CUSTOM_DECLS)
+    return TW_ENOSPC;
+  struct tw_custom_decl *c = &decls[n];
+  memset(c, 0, sizeof *c);
+  c->id = id;
+  c->timed = timed ? 1 : 0;
+  c->nfields = (uint8_t)nf;
+  memcpy(c->decl, decl, strlen(decl));
+  __atomic_store_n(&ndecls, n + 1, __ATOMIC_RELEASE);
+  return 0;
+}
+
+uint32_t tw_custom_count(void)
+{
+  return __atomic_load_n(&ndecls, __ATOMIC_ACQUIRE);
+}
+
+const struct tw_custom_decl *tw_custom_at(uint32_t i)
+{
+  return i < tw_custom_count() ? &decls[i] : NULL;
+}
+
+const struct tw_custom_decl *tw_custom_find(uint16_t id)
+{
+  uint32_t n = tw_custom_count();
+  for (uint32_t i = 0; i < n; i++)
+    if (decls[i].id == id)
+      return &decls[i];
+  return NULL;
+}
+
+void tw_custom_reset(void)
+{
+  __atomic_store_n(&ndecls, 0, __ATOMIC_RELEASE);
+}
+
+void tw_custom(uint16_t id, const uint32_t *data, uint32_t n)
+{
+  uint32_t mask = __atomic_load_n(&tw_trace_mask, __ATOMIC_RELAXED);
+  if (id - 1u < 32u ? !((mask >> (id - 1u)) & 1u) : !mask)
+    return;
+  const struct tw_custom_decl *c = tw_custom_find(id);
+  if (!c || n > TW_CUSTOM_MAX_WORDS || (n && !data))
+    return; /* undeclared: the host could not decode it */
+  uint32_t w[1 + TW_CUSTOM_MAX_WORDS];
+  uint32_t k = 0;
+  if (c->timed)
+    w[k++] = tw_trace_now();
+  for (uint32_t i = 0; i < n; i++)
+    w[k++] = data[i];
+  if (k)
+    tw__trace_put(id, w, k);
+}

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The files generated from include/tracewire/events.def are committed; fail
+# when one of them differs from what tools/gen/gen_events.py would write now.
+# Args: build dir (unused), source dir.
+set -euo pipefail
+src=${2:-$(dirname "$0")/../..}
+command -v python3 >/dev/null || {
+  echo "gen_fresh.sh: python3 not found (Debian: python3)" >&2
+  [ "${CI:-}" = true ] && exit 1 || exit 77
+}
+python3 "$src/tools/gen/gen_events.py" --root "$src" --check
+
+# The check must be able to fail: a copy with one changed row is stale.
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/include/tracewire" "$tmp/src/common" "$tmp/docs"
+cp "$src/include/tracewire/events.def" "$tmp/include/tracewire/"
+for f in include/tracewire/events_gen.h src/common/events_desc.c docs/events.md; do
+  cp "$src/$f" "$tmp/$f"
+done
+python3 "$src/tools/gen/gen_events.py" --root "$tmp" --check
+sed -i 's/"Mutex number"/"Mutex id"/' "$tmp/include/tracewire/events.def"
+if python3 "$src/tools/gen/gen_events.py" --root "$tmp" --check 2>/dev/null; then
+  echo "gen_fresh.sh: a changed events.def was not reported stale" >&2
+  exit 1
+fi
+echo "gen_fresh.sh: generated files are fresh"

@@ -1,0 +1,424 @@
+/*
+ * Decoder semantics: loss accounting by cause, unknown ids, time (frequency
+ * conversion, 32-bit extension, backwards steps), snapshots (reassembly and
+ * a missing record), custom events, big-endian payloads, multi-stream merge.
+ * Streams are built with the wire API (uia.h), never with decoder code.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <cmocka.h>
+#include "host/helpers.h"
+#include "tracewire/host/merge.h"
+#include "tracewire/error.h"
+
+/* ---- a tiny packet builder ---- */
+struct pb {
+  uint8_t buf[1 << 16];
+  size_t len;        /* whole stream */
+  size_t start;      /* current packet */
+  uint16_t pkt_seq, ev_seq;
+  int big;           /* payload words big-endian */
+};
+
+static void pb_begin(struct pb *b) { b->start = b->len; b->len += TW_EVPKT_HDR_BYTES; }
+
+static void pb_word(struct pb *b, uint32_t w)
+{
+  if (b->big)
+    tw_store_be32(b->buf + b->len, w);
+  else
+    tw_store_le32(b->buf + b->len, w);
+  b->len += 4;
+}
+
+static void pb_end(struct pb *b, uint16_t src, uint16_t inst)
+{
+  uint32_t length = (uint32_t)(b->len - b->start) + 4;
+  tw_pkt_hdr h;
+  tw_pkt_init_event(&h, b->big ? TW_ENDIAN_BIG : TW_ENDIAN_LITTLE, length, b->pkt_seq++, 0, 1,
+                    inst, TW_ADDR_HOST, src);
+  memcpy(b->buf + b->start, &h, sizeof h);
+  tw_store_be32(b->buf + b->len, tw_pkt_footer(length));
+  b->len += 4;
+}
+
+static void pb_event(struct pb *b, uint64_t ts, uint16_t id, uint16_t module, const uint32_t *w, size_t n)
+{
+  uint32_t rec[16];
+  int k = tw_record_encode(rec, 16, b->ev_seq++, 1, ts, id, module, w, n);
+  assert_true(k > 0);
+  for (int i = 0; i < k; i++)
+    pb_word(b, rec[i]);
+}
+
+static void pb_sync(struct pb *b, uint64_t ts, uint32_t hz) { pb_event(b, ts, 0x102, TW_MOD_CONTROL, &hz, 1); }
+
+/* ---- loss accounting ---- */
+
+static void losses_by_cause_are_exact(void **state)
+{
+  (void)state;
+  struct stream_buf s;
+  struct tw_synth_cfg cfg = { .names = 1, .pkt_bytes = 400, .drop_every = 31, .drop_count = 5 };
+  synth_stream(&s, 120, &cfg);
+  static const size_t removed[] = {10, 11, 12, 57, 90};
+  uint8_t *out = malloc(s.len);
+  size_t olen = 0, r = 0;
+  unsigned long long lost_seq = 0, lost_drops = 0;
+  for (size_t i = 0; i < s.npkts; i++) {
+    if (r < 5 && removed[r] == i) {
+      lost_seq += (uint16_t)(s.seq_before[i + 1] - s.seq_before[i]);
+      lost_drops += s.drops_before[i + 1] - s.drops_before[i];
+      r++;
+      continue;
+    }
+    memcpy(out + olen, s.data + s.off[i], s.plen[i]);
+    olen += s.plen[i];
+  }
+  struct text t;
+  struct tw_decoder *d = decode_mem(out, olen, &t);
+  assert_int_equal(tw_decoder_nstreams(d), 1);
+  const struct tw_stream_stats *st = tw_decoder_stream(d, 0);
+  assert_int_equal(st->pkts_lost, 5);
+  assert_int_equal(st->events_lost, lost_seq);
+  assert_int_equal(st->ring_drops, s.drops_before[s.npkts] - lost_drops);
+  assert_true(st->ring_drops > 0);
+  assert_int_equal(st->unexplained, 0);
+  assert_int_equal(count_diags(&t, TW_DIAG_PKT_LOSS), 3); /* 10-12 is one gap */
+  tw_decoder_close(d);
+  free(t.buf);
+  free(out);
+  free(s.data);
+}
+
+static void seq_gap_without_cause_is_unexplained(void **state)
+{
+  (void)state;
+  static struct pb b;
+  memset(&b, 0, sizeof b);
+  uint32_t w = 3;
+  pb_begin(&b);
+  pb_sync(&b, 10, 1000000);
+  pb_event(&b, 20, 4, TW_MOD_RTOS, &w, 1);
+  b.ev_seq += 7; /* seven records vanish inside one packet stream, no DROPS */
+  pb_event(&b, 30, 4, TW_MOD_RTOS, &w, 1);
+  pb_end(&b, 1, 0);
+  /* a DROPS record whose events consumed sequence numbers: not double counted */
+  pb_begin(&b);
+  uint32_t n = 4;
+  pb_event(&b, 40, 0x103, TW_MOD_CONTROL, &n, 1);
+  b.ev_seq += 4;
+  pb_event(&b, 50, 4, TW_MOD_RTOS, &w, 1);
+  pb_end(&b, 1, 0);
+  struct text t;
+  struct tw_decoder *d = decode_mem(b.buf, b.len, &t);
+  const struct tw_stream_stats *st = tw_decoder_stream(d, 0);
+  assert_int_equal(st->unexplained, 7);
+  assert_int_equal(st->ring_drops, 4);
+  assert_int_equal(st->events_lost, 0);
+  assert_int_equal(count_diags(&t, TW_DIAG_EVT_GAP), 1);
+  tw_decoder_close(d);
+  free(t.buf);
+}
+
+/* ---- unknown ids ---- */
+
+static void unknown_ids_reported_once_and_counted(void **state)
+{
+  (void)state;
+  static struct pb b;
+  memset(&b, 0, sizeof b);
+  uint32_t w[2] = {2, 0};
+  pb_begin(&b);
+  pb_sync(&b, 1, 1000000);
+  for (int i = 0; i < 5; i++) {
+    pb_event(&b, 10 + (uint64_t)i, 999, TW_MOD_RTOS, w, 2);
+    pb_event(&b, 10 + (uint64_t)i, 4, TW_MOD_RTOS, w, 1);
+  }
+  pb_event(&b, 20, 4, TW_MOD_KERNEL, w, 1); /* known id, wrong module: unknown */
+  pb_end(&b, 1, 0);
+  struct text t;
+  struct tw_decoder *d = decode_mem(b.buf, b.len, &t);
+  assert_int_equal(t.events, 6); /* SYNC + 5 TaskSwitch */
+  assert_int_equal(count_diags(&t, TW_DIAG_UNKNOWN_ID), 2);
+  uint16_t ep, mod, id;
+  unsigned long long n;
+  assert_true(tw_decoder_unknown_at(d, 0, &ep, &mod, &id, &n));
+  assert_int_equal(id, 999);
+  assert_int_equal(mod, TW_MOD_RTOS);
+  assert_int_equal(n, 5);
+  assert_true(tw_decoder_unknown_at(d, 1, &ep, &mod, &id, &n));
+  assert_int_equal(n, 1);
+  assert_int_equal(tw_decoder_stream(d, 0)->unknown, 6);
+  tw_decoder_close(d);
+  free(t.buf);
+}
+
+/* ---- time ---- */
+
+struct times {
+  uint64_t ns[64], ticks[64];
+  size_t n;
+};
+
+static int grab_time(void *ctx, const struct tw_event *ev)
+{
+  struct times *t = ctx;
+  if (t->n < 64) {
+    t->ns[t->n] = ev->time_ns;
+    t->ticks[t->n++] = ev->ticks;
+  }
+  return 0;
+}
+
+static struct tw_decoder *decode_times(const void *data, size_t len, struct times *tm, struct text *diags)
+{
+  struct tw_source *src;
+  struct tw_reader *r;
+  struct tw_decoder *d;
+  memset(tm, 0, sizeof *tm);
+  memset(diags, 0, sizeof *diags);
+  assert_int_equal(tw_source_mem_open(data, len, &src), 0);
+  assert_int_equal(tw_reader_open(&r, src, NULL), 0);
+  assert_int_equal(tw_decoder_open(&d, NULL), 0);
+  tw_decoder_on_event(d, grab_time, tm);
+  tw_decoder_on_diag(d, text_diag, diags);
+  assert_int_equal(tw_decoder_run(d, r), 0);
+  tw_reader_close(r);
+  tw_source_close(src);
+  return d;
+}
+
+static void ticks_to_ns_exact_and_backwards_reported(void **state)
+{
+  (void)state;
+  static struct pb b;
+  memset(&b, 0, sizeof b);
+  uint32_t w = 1;
+  pb_begin(&b);
+  pb_sync(&b, 0, 72000000);                              /* 72 MHz: 13.88 ns per tick */
+  pb_event(&b, 72000000ull * 3 + 1, 4, TW_MOD_RTOS, &w, 1); /* 3 s + 1 tick */
+  pb_event(&b, 72000000ull * 2, 4, TW_MOD_RTOS, &w, 1);     /* backwards */
+  pb_event(&b, 1ull << 40, 4, TW_MOD_RTOS, &w, 1);
+  pb_end(&b, 1, 0);
+  struct times tm;
+  struct text dg;
+  struct tw_decoder *d = decode_times(b.buf, b.len, &tm, &dg);
+  assert_int_equal(tm.n, 4);
+  assert_int_equal(tm.ns[1], 3000000013ull);
+  assert_int_equal(tm.ns[2], 2000000000ull); /* passed through, not "fixed" */
+  /* 2^40 ticks at 72 MHz: exactly floor(2^40 * 1e9 / 72e6) ns */
+  assert_int_equal(tm.ns[3], 15270994830222ull);
+  assert_int_equal(count_diags(&dg, TW_DIAG_BACKWARDS), 1);
+  assert_int_equal(count_diags(&dg, TW_DIAG_NO_FREQ), 0);
+  assert_int_equal(tw_decoder_stream(d, 0)->backwards, 1);
+  tw_decoder_close(d);
+}
+
+static void timestamp_32_bit_extended_across_wrap(void **state)
+{
+  (void)state;
+  static struct pb b;
+  memset(&b, 0, sizeof b);
+  pb_begin(&b);
+  pb_sync(&b, 0xFFFFFF00ull, 1000000000);
+  /* plain records of a TIMED event carry the logger's 32-bit timestamp first */
+  uint32_t t32[] = {0xFFFFFFF0u, 0x00000010u, 0x00000100u};
+  for (int i = 0; i < 3; i++) {
+    uint32_t rec[8];
+    uint32_t payload[2] = {t32[i], 7};
+    int k = tw_record_encode(rec, 8, b.ev_seq++, 0, 0, 4, TW_MOD_RTOS, payload, 2);
+    for (int j = 0; j < k; j++)
+      pb_word(&b, rec[j]);
+  }
+  pb_end(&b, 1, 0);
+  struct times tm;
+  struct text dg;
+  struct tw_decoder *d = decode_times(b.buf, b.len, &tm, &dg);
+  assert_int_equal(tm.n, 4);
+  assert_int_equal(tm.ticks[1], 0xFFFFFFF0ull);
+  assert_int_equal(tm.ticks[2], 0x100000010ull);
+  assert_int_equal(tm.ticks[3], 0x100000100ull);
+  assert_int_equal(count_diags(&dg, TW_DIAG_BACKWARDS), 0);
+  tw_decoder_close(d);
+}
+
+/* ---- snapshots, names, custom events ---- */
+
+struct pbsink { struct pb *b; int skip_index, index; };
+
+static int pb_sink(void *ctx, const uint32_t *words, size_t n)
+{
+  struct pbsink *s = ctx;
+  if (s->index++ == s->skip_index)
+    return 0; /* this record is "lost" */
+  for (size_t i = 0; i < n; i++)
+    pb_word(s->b, words[i]);
+  return 0;
+}
+
+static void name_snapshot(struct pb *b, uint32_t snap_id, unsigned number, const char *name, int lose)
+{
+  uint8_t data[128];
+  uint32_t w = TW_OBJ_TASK | 3u << 8 | (uint32_t)number << 16;
+  memcpy(data, &w, 4);
+  size_t n = strlen(name) + 1;
+  memcpy(data + 4, name, n);
+  struct pbsink s = { b, lose, 0 };
+  uint32_t seq;
+  assert_int_equal(tw_snapshot_encode(pb_sink, &s, b->ev_seq, &seq, 1, 5, 0x104, TW_MOD_CONTROL, 0,
+                                      0, snap_id, 0x1000, 0, data, 4 + n, 48), 0);
+  b->ev_seq = (uint16_t)seq;
+}
+
+static void snapshots_reassembled_and_gaps_reported(void **state)
+{
+  (void)state;
+  static struct pb b;
+  memset(&b, 0, sizeof b);
+  pb_begin(&b);
+  pb_sync(&b, 1, 1000000);
+  name_snapshot(&b, 1, 2, "a_rather_long_task_name", -1);  /* 4 records of 8 data bytes */
+  name_snapshot(&b, 2, 3, "another_long_task_name", 1);    /* second record lost */
+  uint32_t w = 3;
+  pb_event(&b, 9, 4, TW_MOD_RTOS, &w, 1);
+  w = 2;
+  pb_event(&b, 10, 4, TW_MOD_RTOS, &w, 1);
+  pb_end(&b, 1, 0);
+  struct text t;
+  struct tw_decoder *d = decode_mem(b.buf, b.len, &t);
+  assert_string_equal(tw_decoder_name(d, 1, TW_OBJ_TASK, 2), "a_rather_long_task_name");
+  assert_null(tw_decoder_name(d, 1, TW_OBJ_TASK, 3));
+  assert_int_equal(count_diags(&t, TW_DIAG_SNAPSHOT), 1);
+  for (size_t i = 0; i < t.ndiags; i++)
+    if (t.diags[i].kind == TW_DIAG_SNAPSHOT)
+      assert_int_equal(t.diags[i].err, TW_ESNAPGAP);
+  assert_non_null(strstr(t.buf, "TaskSwitch: { task = 2 \"a_rather_long_task_name\" }"));
+  assert_non_null(strstr(t.buf, "Name: { kind = task, prio = 3, number = 2, name = \"a_rather_long_task_name\" }"));
+  /* the record lost inside snapshot 2 is also an event-sequence gap */
+  assert_int_equal(tw_decoder_stream(d, 0)->unexplained, 1);
+  tw_decoder_close(d);
+  free(t.buf);
+}
+
+static void custom_events_from_declarations(void **state)
+{
+  (void)state;
+  struct stream_buf s;
+  struct tw_synth_cfg cfg = { .names = 1, .pkt_bytes = 1024 };
+  synth_stream(&s, 4, &cfg);
+  struct text t;
+  struct tw_decoder *d = decode_mem(s.data, s.len, &t);
+  uint16_t ep;
+  const struct tw_event_desc *c = tw_decoder_custom_at(d, 0, &ep);
+  assert_non_null(c);
+  assert_int_equal(c->id, 18);
+  assert_string_equal(c->name, "Sensor");
+  assert_int_equal(c->nfields, 3);
+  assert_int_equal(c->fields[1].word, 0);
+  assert_int_equal(c->fields[1].shift, 16); /* U16 after U8: aligned to 16 */
+  assert_int_equal(c->fields[2].word, 1);   /* U32 starts the next word */
+  assert_non_null(strstr(t.buf, "Sensor: { channel = "));
+  assert_int_equal(count_diags(&t, TW_DIAG_UNKNOWN_ID), 0);
+  tw_decoder_close(d);
+  free(t.buf);
+  free(s.data);
+}
+
+/* ---- byte order ---- */
+
+static void big_endian_payload_decodes_the_same(void **state)
+{
+  (void)state;
+  static struct pb le, be;
+  memset(&le, 0, sizeof le);
+  memset(&be, 0, sizeof be);
+  be.big = 1;
+  struct pb *bs[2] = {&le, &be};
+  for (int i = 0; i < 2; i++) {
+    pb_begin(bs[i]);
+    pb_sync(bs[i], 100, 1000000);
+    uint32_t m[2] = {3u | 1u << 16, 4}; /* task 3, mutex 1, type Block */
+    pb_event(bs[i], 200, 5, TW_MOD_RTOS, m, 2);
+    uint32_t sl[2] = {0xDEADBEEFu, 17};
+    pb_event(bs[i], 300, 3, TW_MOD_KERNEL, sl, 2);
+    pb_end(bs[i], 1, 0);
+  }
+  struct text a, b;
+  struct tw_decoder *da = decode_mem(le.buf, le.len, &a), *db = decode_mem(be.buf, be.len, &b);
+  assert_int_equal(a.events, 3);
+  assert_string_equal(a.buf, b.buf);
+  assert_non_null(strstr(b.buf, "Sleep: { wake_timestamp = 3735928559, interrupt_id = 17 }"));
+  assert_non_null(strstr(b.buf, "MutexEvent: { task = 3, mutex = 1, type = Block }, marker = UpBlock"));
+  tw_decoder_close(da);
+  tw_decoder_close(db);
+  free(a.buf);
+  free(b.buf);
+}
+
+/* ---- several streams, one time order ---- */
+
+struct order { uint64_t last; unsigned long long n, back; int streams[8]; };
+
+static int check_order(void *ctx, const struct tw_event *ev)
+{
+  struct order *o = ctx;
+  if (ev->time_ns < o->last)
+    o->back++;
+  o->last = ev->time_ns;
+  o->n++;
+  o->streams[ev->stream & 7] = 1;
+  return 0;
+}
+
+static void streams_merged_into_time_order(void **state)
+{
+  (void)state;
+  struct stream_buf s;
+  struct tw_synth_cfg cfg = { .names = 1, .pkt_bytes = 300, .instances = 3 };
+  synth_stream(&s, 90, &cfg);
+  struct tw_source *src;
+  struct tw_reader *r;
+  struct tw_decoder *d;
+  struct tw_merge *m;
+  struct order o = {0};
+  assert_int_equal(tw_source_mem_open(s.data, s.len, &src), 0);
+  assert_int_equal(tw_reader_open(&r, src, NULL), 0);
+  assert_int_equal(tw_decoder_open(&d, NULL), 0);
+  assert_int_equal(tw_merge_open(&m, 256, check_order, &o), 0);
+  tw_decoder_on_event(d, tw_merge_push, m);
+  assert_int_equal(tw_decoder_run(d, r), 0);
+  assert_int_equal(tw_merge_flush(m), 0);
+  assert_int_equal(tw_decoder_nstreams(d), 3);
+  assert_true(o.streams[0] && o.streams[1] && o.streams[2]);
+  assert_int_equal(o.back, 0);
+  assert_int_equal(tw_merge_late(m), 0);
+  unsigned long long total = 0;
+  for (size_t i = 0; i < 3; i++)
+    total += tw_decoder_stream(d, i)->events;
+  assert_int_equal(o.n, total);
+  tw_merge_close(m);
+  tw_decoder_close(d);
+  tw_reader_close(r);
+  tw_source_close(src);
+  free(s.data);
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(losses_by_cause_are_exact),
+    cmocka_unit_test(seq_gap_without_cause_is_unexplained),
+    cmocka_unit_test(unknown_ids_reported_once_and_counted),
+    cmocka_unit_test(ticks_to_ns_exact_and_backwards_reported),
+    cmocka_unit_test(timestamp_32_bit_extended_across_wrap),
+    cmocka_unit_test(snapshots_reassembled_and_gaps_reported),
+    cmocka_unit_test(custom_events_from_declarations),
+    cmocka_unit_test(big_endian_payload_decodes_the_same),
+    cmocka_unit_test(streams_merged_into_time_order),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,476 @@
+/* The streamer over the real kernel event logger (POSIX port) with a test
+ * clock: every event type's record, sequence numbers and exact drops, time
+ * extension across wraps and long sleeps, SYNC cadence, refusals, padding,
+ * names and custom declarations, stop, flow control. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "tracewire/klog.h"
+#include "tracewire/logger.h"
+#include "tracewire/streamer.h"
+#include "tracewire/trace.h"
+#include "tracewire/vocab.h"
+#include "tw_emit_all.h"
+#include "tw_stream_test.h"
+
+#define EP 0x0042u
+
+static uint32_t fake_now;
+static uint32_t fake_timer(void) { return fake_now; }
+
+static struct tw_streamer S;
+static struct cap C;
+static struct dstream D;
+
+static void drain_logger(void)
+{
+  struct tw_logger_rec rec;
+  uint32_t buf[TW_EVENT_MAX_DATA];
+  while (tw_klog_get(&rec, buf, TW_EVENT_MAX_DATA) > 0)
+    ;
+}
+
+static void cfg_default(struct tw_streamer_cfg *cfg)
+{
+  memset(cfg, 0, sizeof *cfg);
+  tw_source_klog(&cfg->source);
+  cfg->source.freq_hz = 1000000;
+  cfg->send = cap_send;
+  cfg->send_ctx = &C;
+  cfg->endpoint = EP;
+  cfg->module_id = 7;
+  cfg->instance_id = 1;
+  cfg->initial_mask = 0xFFFFFFFFu;
+}
+
+static int setup(void **state)
+{
+  (void)state;
+  struct tw_streamer_cfg cfg;
+  tw_klog_set_timer(fake_timer);
+  __atomic_store_n(&tw_trace_mask, 0, __ATOMIC_RELAXED);
+  drain_logger();
+  tw_logger_stats_reset(tw_klog_logger());
+  tw_name_reset();
+  tw_custom_reset();
+  fake_now = 1000;
+  cap_init(&C);
+  memset(&D, 0, sizeof D);
+  cfg_default(&cfg);
+  assert_int_equal(tw_streamer_init(&S, &cfg), 0);
+  return 0;
+}
+
+static int teardown(void **state)
+{
+  (void)state;
+  cap_free(&C);
+  dstream_free(&D);
+  return 0;
+}
+
+static void start(void)
+{
+  assert_int_equal(tw_streamer_start(&S), 0);
+  assert_true(tw_streamer_poll(&S, 0) >= 0);
+  assert_true(tw_streamer_running(&S));
+}
+
+static void finish(void)
+{
+  assert_true(tw_streamer_poll(&S, 0) >= 0);
+  assert_int_equal(tw_streamer_flush(&S), 0);
+  decode_stream(C.buf, C.len, EP, &D);
+}
+
+/* Index of the first record with id, from index `from`; fails if none. */
+static size_t find_rec(uint16_t id, size_t from)
+{
+  for (size_t i = from; i < D.n; i++)
+    if (D.r[i].id == id)
+      return i;
+  fail_msg("no record with id %u after %zu", id, from);
+  return 0;
+}
+
+static void test_init_rejects_bad_config(void **state)
+{
+  (void)state;
+  struct tw_streamer s;
+  struct tw_streamer_cfg cfg;
+  cfg_default(&cfg);
+  cfg.send = NULL;
+  assert_int_equal(tw_streamer_init(&s, &cfg), TW_EINVAL);
+  cfg_default(&cfg);
+  cfg.max_pkt_bytes = 108;
+  assert_int_equal(tw_streamer_init(&s, &cfg), TW_EINVAL);
+  cfg.max_pkt_bytes = TW_CFG_MAX_PKT_BYTES + 4;
+  assert_int_equal(tw_streamer_init(&s, &cfg), TW_EINVAL);
+  cfg_default(&cfg);
+  cfg.sync_ticks = 0x80000000u; /* must stay below half a wrap */
+  assert_int_equal(tw_streamer_init(&s, &cfg), TW_EINVAL);
+  cfg_default(&cfg);
+  cfg.priority = 4;
+  assert_int_equal(tw_streamer_init(&s, &cfg), TW_EINVAL);
+}
+
+/* Every timed vocabulary event through its emitter: id, module, 64-bit
+ * time, and each field read back through the generated descriptor. */
+static void test_every_event_encoding(void **state)
+{
+  (void)state;
+  uint32_t vals[32][4];
+  start();
+  uint32_t ts = 5000;
+  unsigned nev = 0;
+  for (size_t i = 0; i < tw_event_ndescs; i++) {
+    const struct tw_event_desc *d = &tw_event_descs[i];
+    if (!(d->flags & TW_EVF_TIMED))
+      continue;
+    for (uint8_t f = 0; f < d->nfields; f++) {
+      uint32_t mx = d->fields[f].bits == 32 ? 0xFFFFFFFFu : (1u << d->fields[f].bits) - 1u;
+      /* distinct, full-width values so a mis-packed field shows */
+      vals[d->id][f] = (0xA5C3E1F7u * (d->id + 1) + 0x9E3779B9u * f) & mx;
+    }
+    if (d->id == TW_EV_SLEEP)
+      vals[d->id][0] = ts + 77; /* wake after sleep */
+    fake_now = ts + 100;
+    assert_int_equal(emit_event_at(d->id, ts, vals[d->id]), 0);
+    assert_true(tw_streamer_poll(&S, 0) >= 0);
+    ts += 1000;
+    nev++;
+  }
+  assert_int_equal(nev, 17);
+  finish();
+  size_t at = 0;
+  ts = 5000;
+  for (size_t i = 0; i < tw_event_ndescs; i++) {
+    const struct tw_event_desc *d = &tw_event_descs[i];
+    if (!(d->flags & TW_EVF_TIMED))
+      continue;
+    at = find_rec(d->id, at);
+    const struct drec *r = &D.r[at];
+    assert_int_equal(r->type, TW_REC_EVENT_TS);
+    assert_int_equal(r->module, d->module);
+    assert_int_equal(r->ts, ts);
+    assert_int_equal(r->nw, d->payload_words);
+    for (uint8_t f = 0; f < d->nfields; f++)
+      assert_int_equal(tw_field_get(&d->fields[f], r->w), vals[d->id][f]);
+    ts += 1000;
+  }
+}
+
+/* The emitters stay silent when their mask bit is clear. */
+static void test_mask_filters_emitters(void **state)
+{
+  (void)state;
+  tw_streamer_set_mask(&S, 1u << (TW_EV_SEM - 1));
+  start();
+  tw_sem(1, TW_SEM_Give);
+  tw_mutex(1, 2, TW_MUTEX_Lock);
+  tw_sem(2, TW_SEM_Give);
+  finish();
+  unsigned sems = 0;
+  for (size_t i = 0; i < D.n; i++) {
+    assert_int_not_equal(D.r[i].id, TW_EV_MUTEX);
+    sems += D.r[i].id == TW_EV_SEM;
+  }
+  assert_int_equal(sems, 2);
+}
+
+/* Overflow: seq numbers skip exactly the dropped count, announced by a
+ * DROPS record carrying it; the surviving events are the right ones. */
+static void test_drops_exact(void **state)
+{
+  (void)state;
+  start();
+  assert_true(tw_streamer_poll(&S, 0) >= 0);
+  const unsigned N = 100; /* SEM: 3 ring words each, 128-word ring */
+  for (unsigned i = 0; i < N; i++)
+    tw_sem_at(2000 + i, (uint16_t)i, TW_SEM_Give);
+  struct tw_logger_stats ls;
+  tw_logger_stats(tw_klog_logger(), &ls);
+  uint32_t dropped = ls.drops;
+  assert_true(dropped > 0);
+  assert_true(tw_streamer_poll(&S, 0) >= 0); /* the ring's content */
+  tw_sem_at(3000, 1000, TW_SEM_Give);        /* carries the drop count */
+  fake_now = 4000;
+  finish();
+
+  size_t first = find_rec(TW_EV_SEM, 0);
+  size_t dr = find_rec(TW_EV_DROPS, first);
+  assert_int_equal(D.r[dr].w[0], dropped);
+  assert_int_equal(D.r[dr].ts, 3000); /* time of the event that reports it */
+  unsigned kept = 0;
+  for (size_t i = first; i < dr; i++) {
+    assert_int_equal(D.r[i].id, TW_EV_SEM);
+    assert_int_equal(D.r[i].w[0] & 0xFFFF, kept); /* oldest kept, in order */
+    if (i > first)
+      assert_int_equal(D.r[i].seq, (uint16_t)(D.r[i - 1].seq + 1));
+    kept++;
+  }
+  assert_int_equal(kept + dropped, N);
+  assert_int_equal(D.r[dr].seq, (uint16_t)(D.r[dr - 1].seq + 1));
+  assert_int_equal(D.r[dr + 1].id, TW_EV_SEM);
+  assert_int_equal(D.r[dr + 1].w[0] & 0xFFFF, 1000);
+  assert_int_equal(D.r[dr + 1].seq, (uint16_t)(D.r[dr].seq + 1 + dropped));
+  struct tw_streamer_stats st;
+  tw_streamer_stats(&S, &st);
+  assert_int_equal(st.drops, dropped);
+}
+
+/* 32-bit timestamps extended across several wraps, with polls (and SYNC
+ * records) at least every sync_ticks. */
+static void test_time_extension_and_sync(void **state)
+{
+  (void)state;
+  struct tw_streamer_cfg cfg;
+  cfg_default(&cfg);
+  cfg.sync_ticks = 0x40000000u;
+  fake_now = 0xFFFFFF00u;
+  assert_int_equal(tw_streamer_init(&S, &cfg), 0);
+  start();
+  tw_task_switch_at(0xFFFFFF80u, 3);
+  fake_now = 0x00000100u; /* wrapped */
+  tw_task_switch_at(0x00000080u, 4);
+  assert_true(tw_streamer_poll(&S, 0) >= 0);
+  uint64_t t = 0x100000100ull;
+  for (int i = 0; i < 10; i++) { /* idle for 2.5 wraps, polled */
+    t += 0x3FFFFFFFu;
+    fake_now = (uint32_t)t;
+    assert_true(tw_streamer_poll(&S, 0) >= 0);
+  }
+  tw_task_switch_at((uint32_t)t - 5, 5);
+  finish();
+
+  size_t a = find_rec(TW_EV_TASK_SWITCH, 0);
+  assert_int_equal(D.r[a].ts, 0xFFFFFF80u);
+  assert_int_equal(D.r[a + 1].ts, 0x100000080ull);
+  size_t c = find_rec(TW_EV_TASK_SWITCH, a + 2);
+  assert_int_equal(D.r[c].ts, t - 5);
+  unsigned syncs = 0;
+  uint64_t last = 0;
+  for (size_t i = 0; i < D.n; i++) {
+    if (D.r[i].id != TW_EV_SYNC)
+      continue;
+    assert_int_equal(D.r[i].w[0], 1000000); /* frequency */
+    assert_true(D.r[i].ts > last);
+    if (last)
+      assert_true(D.r[i].ts - last <= 0x7FFFFFFEull);
+    last = D.r[i].ts;
+    syncs++;
+  }
+  assert_true(syncs >= 5);
+  for (size_t i = 1; i < D.n; i++)
+    assert_true(D.r[i].ts >= D.r[i - 1].ts);
+}
+
+/* A sleep through more than one wrap: the logger reports whole periods
+ * slept as wraps, and the SLEEP record's time reaches back over them. */
+static void test_sleep_longer_than_a_wrap(void **state)
+{
+  (void)state;
+  start();
+  fake_now = 0x10000000u;
+  tw_klog_sleep_enter();
+  fake_now = 0x08000000u; /* 2 wraps + 0xF8000000 ticks later */
+  tw_klog_sleep_exit(9, 2);
+  tw_task_switch_at(0x08000010u, 1);
+  fake_now = 0x08000100u;
+  finish();
+  size_t s = find_rec(TW_EV_SLEEP, 0);
+  assert_int_equal(D.r[s].ts, 0x10000000ull);
+  assert_int_equal(D.r[s].w[0], 0x08000000u); /* wake, 32-bit */
+  assert_int_equal(D.r[s].w[1], 9);
+  size_t t = find_rec(TW_EV_TASK_SWITCH, s);
+  assert_int_equal(D.r[t].ts, 0x308000010ull);
+}
+
+/* A refused packet is kept, counted, and offered again; nothing is lost or
+ * reordered; the ring absorbs the wait. */
+static void test_refusal_keeps_packet(void **state)
+{
+  (void)state;
+  start();
+  size_t before = C.npkts;
+  C.busy = 1;
+  for (unsigned i = 0; i < 20; i++) {
+    tw_sem_at(100 + i, (uint16_t)i, TW_SEM_Give);
+    (void)tw_streamer_poll(&S, 0);
+  }
+  assert_int_equal(tw_streamer_poll(&S, 0), TW_EBUSY);
+  struct tw_streamer_stats st;
+  tw_streamer_stats(&S, &st);
+  assert_true(st.refusals >= 2);
+  assert_int_equal(C.npkts, before);
+  C.busy = 0;
+  for (int i = 0; i < 5; i++)
+    assert_true(tw_streamer_poll(&S, 0) >= 0);
+  finish();
+  unsigned k = 0;
+  for (size_t i = 0; i < D.n; i++)
+    if (D.r[i].id == TW_EV_SEM)
+      assert_int_equal(D.r[i].w[0] & 0xFFFF, k++);
+  assert_int_equal(k, 20);
+  tw_streamer_stats(&S, &st);
+  assert_int_equal(st.packets, C.npkts);
+}
+
+/* Fixed-size buffers: every packet is max_pkt_bytes, padded with
+ * InvalidData; no packet exceeds the maximum. */
+static void test_padding_and_max_size(void **state)
+{
+  (void)state;
+  struct tw_streamer_cfg cfg;
+  cfg_default(&cfg);
+  cfg.pad = 1;
+  cfg.max_pkt_bytes = 112; /* the smallest that holds a CUSTOM_DECL record */
+  assert_int_equal(tw_streamer_init(&S, &cfg), 0);
+  start();
+  for (unsigned i = 0; i < 30; i++) {
+    tw_mutex_at(100 + i, 1, (uint16_t)i, TW_MUTEX_Lock);
+    assert_true(tw_streamer_poll(&S, 0) >= 0);
+  }
+  finish();
+  for (size_t i = 0; i < C.npkts; i++)
+    assert_int_equal(C.plen[i], 112);
+  assert_true(D.npad > 0);
+  unsigned k = 0;
+  for (size_t i = 0; i < D.n; i++)
+    if (D.r[i].id == TW_EV_MUTEX)
+      assert_int_equal(D.r[i].w[0] >> 16, k++);
+  assert_int_equal(k, 30);
+}
+
+/* START sends TRACE_START, the name table (EnterInt, LeaveInt first) and
+ * the custom declarations; custom events carry their declared layout. */
+static void test_names_decls_custom(void **state)
+{
+  (void)state;
+  assert_int_equal(tw_name_register(TW_OBJ_TASK, 3, "idle", 0), 0);
+  assert_int_equal(tw_name_register(TW_OBJ_MUTEX, 7, "uart_lock", 9), 0);
+  assert_int_equal(tw_name_register(TW_OBJ_NONE, 7, "x", 0), TW_EINVAL);
+  assert_int_equal(tw_custom_declare(20, 1, "Adc chan:U8 value:U16"), 0);
+  assert_int_equal(tw_custom_declare(20, 1, "Adc chan:U8"), TW_EEXIST);
+  assert_int_equal(tw_custom_declare(TW_EV_MUTEX, 1, "M a:U8"), TW_EINVAL);
+  assert_int_equal(tw_custom_declare(21, 1, "Bad chan:U64"), TW_EINVAL);
+  tw_streamer_set_mask(&S, 0xFFFFFFFFu);
+  start();
+  uint32_t data[2] = {3, 4095};
+  fake_now = 7777;
+  tw_custom(20, data, 2);
+  tw_custom(22, data, 2); /* undeclared: not recorded */
+  finish();
+
+  assert_int_equal(D.r[0].id, TW_EV_TRACE_START);
+  assert_int_equal(D.r[0].w[0], 0xFFFFFFFFu);
+  static const char *const want[] = {"EnterInt", "LeaveInt", "idle", "uart_lock"};
+  static const uint16_t num[] = {0xFFFE, 0xFFFF, 3, 7};
+  for (int i = 0; i < 4; i++) {
+    const struct drec *r = &D.r[1 + i];
+    assert_int_equal(r->id, TW_EV_NAME);
+    assert_true(r->is_snap);
+    uint32_t packed;
+    memcpy(&packed, r->data, 4);
+    assert_int_equal(packed >> 16, num[i]);
+    assert_int_equal(packed & 0xFF, i == 3 ? TW_OBJ_MUTEX : TW_OBJ_TASK);
+    assert_int_equal((packed >> 8) & 0xFF, 0); /* prio only for tasks */
+    assert_int_equal(r->data_len, 4 + strlen(want[i]));
+    assert_memory_equal(r->data + 4, want[i], strlen(want[i]));
+  }
+  const struct drec *dc = &D.r[5];
+  assert_int_equal(dc->id, TW_EV_CUSTOM_DECL);
+  uint32_t packed;
+  memcpy(&packed, dc->data, 4);
+  assert_int_equal(packed, 20u | 1u << 16 | 2u << 24);
+  assert_memory_equal(dc->data + 4, "Adc chan:U8 value:U16", 21);
+  size_t ce = find_rec(20, 5);
+  assert_int_equal(D.r[ce].module, TW_MOD_CUSTOM);
+  assert_int_equal(D.r[ce].ts, 7777);
+  assert_int_equal(D.r[ce].nw, 2);
+  assert_int_equal(D.r[ce].w[1], 4095);
+  for (size_t i = 0; i < D.n; i++)
+    assert_int_not_equal(D.r[i].id, 22);
+  /* on request the table goes out again */
+  uint32_t nn = 0, nd = 0;
+  assert_int_equal(tw_streamer_send_names(&S, &nn, &nd), 0);
+  assert_int_equal(nn, 4);
+  assert_int_equal(nd, 1);
+}
+
+/* STOP: what was recorded before goes out, then TRACE_STOP last; nothing
+ * after; kernel events arriving while stopped are discarded. */
+static void test_stop(void **state)
+{
+  (void)state;
+  start();
+  tw_sem_at(10, 1, TW_SEM_Give);
+  assert_int_equal(tw_streamer_stop(&S, 1), 0);
+  tw_sem_at(11, 2, TW_SEM_Give);       /* mask already 0: not recorded */
+  tw_logger_put(tw_klog_logger(), TW_EV_INTERRUPT, (uint32_t[]){12, 5}, 2);
+  assert_true(tw_streamer_poll(&S, 0) >= 0);
+  assert_false(tw_streamer_running(&S));
+  assert_true(C.npkts > 0); /* stop flushes */
+  tw_logger_put(tw_klog_logger(), TW_EV_INTERRUPT, (uint32_t[]){13, 5}, 2);
+  assert_true(tw_streamer_poll(&S, 0) >= 0);
+  decode_stream(C.buf, C.len, EP, &D);
+  const struct drec *last = &D.r[D.n - 1];
+  assert_int_equal(last->id, TW_EV_TRACE_STOP);
+  assert_int_equal(last->w[0], 1);
+  assert_int_equal(D.r[D.n - 2].id, TW_EV_INTERRUPT); /* recorded before the stop */
+  assert_int_equal(D.r[D.n - 3].id, TW_EV_SEM);
+  assert_int_equal(D.r[D.n - 3].w[0] & 0xFFFF, 1);
+  struct tw_streamer_stats st;
+  tw_streamer_stats(&S, &st);
+  assert_int_equal(st.discarded, 1);
+}
+
+/* Flow control: congestion scales the partial-packet delay. */
+static void test_congestion_delay(void **state)
+{
+  (void)state;
+  struct tw_streamer_cfg cfg;
+  cfg_default(&cfg);
+  cfg.flush_ticks = 1000;
+  assert_int_equal(tw_streamer_init(&S, &cfg), 0);
+  assert_int_equal(tw_streamer_flush_delay(&S), 1000);
+  tw_streamer_set_congestion(&S, 100);
+  assert_int_equal(tw_streamer_flush_delay(&S), 2000);
+  tw_streamer_set_congestion(&S, 500);
+  assert_int_equal(tw_streamer_flush_delay(&S), 2000);
+  tw_streamer_set_congestion(&S, -50);
+  assert_int_equal(tw_streamer_flush_delay(&S), 500);
+  start(); /* TRACE_START and the two predefined names: one full packet */
+  size_t n0 = C.npkts;
+  fake_now += 499;
+  assert_true(tw_streamer_poll(&S, 0) >= 0);
+  assert_int_equal(C.npkts, n0); /* partial packet still waits */
+  fake_now += 1;
+  assert_true(tw_streamer_poll(&S, 0) >= 0);
+  assert_int_equal(C.npkts, n0 + 1);
+  tw_streamer_set_congestion(&S, -100); /* most eager: every poll */
+  tw_sem_at(fake_now, 1, TW_SEM_Give);
+  assert_true(tw_streamer_poll(&S, 0) >= 0);
+  assert_int_equal(C.npkts, n0 + 2);
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test_setup_teardown(test_init_rejects_bad_config, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_every_event_encoding, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_mask_filters_emitters, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_drops_exact, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_time_extension_and_sync, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_sleep_longer_than_a_wrap, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_refusal_keeps_packet, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_padding_and_max_size, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_names_decls_custom, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_stop, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_congestion_delay, setup, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

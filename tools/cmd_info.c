@@ -1,0 +1,77 @@
+/* `tracewire info`: what a trace says about its target. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+
+void tw_cli_info_help(FILE *f)
+{
+  fputs("usage: tracewire info TRACE\n"
+        "The recording's source, the target's info reply (protocol, version, clock,\n"
+        "ring size, endpoint, mask), the streams and their clocks, the object name\n"
+        "tables and the custom event declarations found in the stream.\n", f);
+}
+
+static const char *info_names[TW_INFO_WORDS] = {
+  "protocol", "version", "endian", "clock_hz", "timestamp_bits", "ring_words", "max_packet",
+  "endpoint", "logger", "vocabulary", "state", "mask",
+};
+
+int tw_cli_info(int argc, char **argv)
+{
+  if (argc != 2) {
+    tw_cli_info_help(stderr);
+    return TW_EXIT_USAGE;
+  }
+  struct cli_trace t;
+  int rc = cli_trace_open(&t, argv[1]);
+  if (rc)
+    return rc;
+  t.quiet = 1;
+  if (cli_trace_run(&t)) {
+    cli_trace_close(&t);
+    return TW_EXIT_ERROR;
+  }
+  printf("trace: %s (%s)\n", t.path, t.is_twt ? ".twt" : "raw packets");
+  if (t.is_twt)
+    printf("recorded from: %s; %s\n", t.nsources ? t.source_uri : "?",
+           t.have_end ? "stopped cleanly" : t.truncated ? "truncated (recording did not finish)"
+                                                        : "no end marker");
+  if (t.have_info) {
+    printf("target info:\n");
+    for (unsigned i = 0; i < TW_INFO_WORDS; i++) {
+      uint32_t v = t.info[i];
+      if (i == TW_INFO_VERSION)
+        printf("  %-15s %u.%u.%u\n", info_names[i], v >> 16, v >> 8 & 0xFF, v & 0xFF);
+      else if (i == TW_INFO_ENDIAN)
+        printf("  %-15s %s\n", info_names[i], v ? "big" : "little");
+      else if (i == TW_INFO_ENDPOINT || i == TW_INFO_MASK || i == TW_INFO_LOGGER)
+        printf("  %-15s 0x%08x\n", info_names[i], v);
+      else
+        printf("  %-15s %u\n", info_names[i], v);
+    }
+  } else {
+    printf("target info: none recorded\n");
+  }
+  for (size_t i = 0; i < tw_decoder_nstreams(t.d); i++) {
+    const struct tw_stream_stats *st = tw_decoder_stream(t.d, i);
+    printf("stream %04x/%u: logger module %u, clock %u Hz, %llu events\n", st->endpoint,
+           st->instance, st->module, st->freq_hz, st->events);
+  }
+  uint16_t ep;
+  enum tw_obj_kind kind;
+  uint32_t number;
+  const char *name;
+  for (size_t i = 0; tw_decoder_name_at(t.d, i, &ep, &kind, &number, &name); i++)
+    printf("name %04x %s %u \"%s\"\n", ep, tw_obj_kind_name(kind), number, name);
+  const struct tw_event_desc *d;
+  for (size_t i = 0; (d = tw_decoder_custom_at(t.d, i, &ep)); i++) {
+    printf("custom %04x id %u %s%s:", ep, d->id, d->name, d->flags & TW_EVF_TIMED ? " (timed)" : "");
+    for (unsigned f = 0; f < d->nfields; f++)
+      printf(" %s:U%u", d->fields[f].name, d->fields[f].bits);
+    printf("\n");
+  }
+  rc = cli_trace_status(&t);
+  cli_trace_close(&t);
+  return rc;
+}

@@ -1,0 +1,166 @@
+/* `tracewire print`: one event per line (format: tracewire/host/format.h). */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "cli.h"
+#include "tracewire/host/format.h"
+#include "tracewire/host/merge.h"
+
+void tw_cli_print_help(FILE *f)
+{
+  fputs("usage: tracewire print [options] TRACE\n"
+        "Print the events of TRACE (.twt or a raw packet file; - for stdin), one per line:\n"
+        "  [seconds] (+delta) endpoint/instance Event: { field = value ... }, marker = M\n"
+        "Streams are merged into one time order. Damage and losses go to stderr.\n\n"
+        "options:\n"
+        "  --filter event=NAME[,NAME...]  only these event kinds (Name or NAME)\n"
+        "  --filter task=N|NAME           only events with a task field naming this task\n"
+        "  --filter time=FROM..TO         only events in [FROM, TO] seconds (either may be empty)\n"
+        "  --window N                     merge lookahead in events (default 4096)\n"
+        "  -q, --quiet                    no per-problem lines on stderr\n"
+        "  -h, --help                     this text\n"
+        "exit status: 0 ok, 1 error, 2 usage, 3 input damaged\n", f);
+}
+
+#define MAX_KINDS 32
+
+struct print_ctx {
+  struct cli_trace t;
+  const char *kinds[MAX_KINDS];
+  size_t nkinds;
+  const char *task;       /* number or name */
+  long long t_from, t_to; /* ns, -1 open */
+  uint64_t prev_ns;
+  char line[4096];
+};
+
+static int kind_ok(const struct print_ctx *p, const struct tw_event *ev)
+{
+  if (!p->nkinds)
+    return 1;
+  for (size_t i = 0; i < p->nkinds; i++)
+    if (!strcasecmp(p->kinds[i], ev->desc->seed_name) || !strcasecmp(p->kinds[i], ev->desc->name))
+      return 1;
+  return 0;
+}
+
+static int task_ok(const struct print_ctx *p, const struct tw_event *ev)
+{
+  if (!p->task)
+    return 1;
+  char *end;
+  unsigned long n = strtoul(p->task, &end, 0);
+  int numeric = *p->task && !*end;
+  for (unsigned i = 0; i < ev->nvalues; i++) {
+    if (ev->desc->fields[i].obj != TW_OBJ_TASK)
+      continue;
+    if (numeric && ev->values[i] == n)
+      return 1;
+    const char *name = tw_decoder_name(p->t.d, ev->endpoint, TW_OBJ_TASK, ev->values[i]);
+    if (!numeric && name && !strcmp(name, p->task))
+      return 1;
+  }
+  return 0;
+}
+
+static int on_event(void *ctx, const struct tw_event *ev)
+{
+  struct print_ctx *p = ctx;
+  if (p->t_from >= 0 && ev->time_ns < (uint64_t)p->t_from)
+    return 0;
+  if (p->t_to >= 0 && ev->time_ns > (uint64_t)p->t_to)
+    return 0;
+  if (!kind_ok(p, ev) || !task_ok(p, ev))
+    return 0;
+  size_t n = tw_event_format(p->line, sizeof p->line, ev, p->t.d, p->prev_ns);
+  p->prev_ns = ev->time_ns;
+  if (fwrite(p->line, 1, n, stdout) != n)
+    return TW_EIO;
+  return 0;
+}
+
+static int add_filter(struct print_ctx *p, char *arg)
+{
+  if (!strncmp(arg, "event=", 6)) {
+    for (char *s = strtok(arg + 6, ","); s; s = strtok(NULL, ","))
+      if (p->nkinds < MAX_KINDS)
+        p->kinds[p->nkinds++] = s;
+    return 0;
+  }
+  if (!strncmp(arg, "task=", 5) && arg[5]) {
+    p->task = arg + 5;
+    return 0;
+  }
+  if (!strncmp(arg, "time=", 5)) {
+    char *dots = strstr(arg + 5, "..");
+    if (!dots)
+      return -1;
+    *dots = 0;
+    p->t_from = arg[5] ? cli_parse_seconds(arg + 5) : -1;
+    p->t_to = dots[2] ? cli_parse_seconds(dots + 2) : -1;
+    if ((arg[5] && p->t_from < 0) || (dots[2] && p->t_to < 0))
+      return -1;
+    return 0;
+  }
+  return -1;
+}
+
+int tw_cli_print(int argc, char **argv)
+{
+  static const struct option opts[] = {
+    {"filter", required_argument, 0, 'f'}, {"window", required_argument, 0, 'w'},
+    {"quiet", no_argument, 0, 'q'}, {0, 0, 0, 0},
+  };
+  struct print_ctx *p = calloc(1, sizeof *p);
+  size_t window = 4096;
+  int quiet = 0, c;
+  p->t_from = p->t_to = -1;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "f:w:q", opts, NULL)) != -1) {
+    switch (c) {
+    case 'f':
+      if (add_filter(p, optarg) < 0) {
+        cli_err("print: bad filter '%s' (event=..., task=..., time=FROM..TO)", optarg);
+        free(p);
+        return TW_EXIT_USAGE;
+      }
+      break;
+    case 'w': window = strtoul(optarg, NULL, 0); break;
+    case 'q': quiet = 1; break;
+    default: tw_cli_print_help(stderr); free(p); return TW_EXIT_USAGE;
+    }
+  }
+  if (optind != argc - 1) {
+    tw_cli_print_help(stderr);
+    free(p);
+    return TW_EXIT_USAGE;
+  }
+  int rc = cli_trace_open(&p->t, argv[optind]);
+  if (rc) {
+    free(p);
+    return rc;
+  }
+  p->t.quiet = quiet;
+  static char obuf[1 << 16];
+  setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
+  struct tw_merge *m;
+  if (tw_merge_open(&m, window, on_event, p) < 0) {
+    cli_err("out of memory");
+    return TW_EXIT_ERROR;
+  }
+  tw_decoder_on_event(p->t.d, tw_merge_push, m);
+  rc = cli_trace_run(&p->t);
+  if (rc == 0)
+    rc = tw_merge_flush(m);
+  tw_merge_close(m);
+  if (fflush(stdout) != 0 || rc == TW_EIO) {
+    cli_err("print: writing the output failed");
+    rc = TW_EXIT_ERROR;
+  } else {
+    rc = rc ? TW_EXIT_ERROR : cli_trace_status(&p->t);
+  }
+  cli_trace_close(&p->t);
+  free(p);
+  return rc;
+}

@@ -1,0 +1,148 @@
+/* `tracewire stats`: counts per kind and task, drops by cause, duration, rates. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+
+void tw_cli_stats_help(FILE *f)
+{
+  fputs("usage: tracewire stats [-q] TRACE\n"
+        "Per stream: packets, events, duration, rate, and losses by cause:\n"
+        "  ring overflow (the target's DROPS records), lost in transport (packet\n"
+        "  sequence gaps and the events they carried), unexplained sequence gaps.\n"
+        "Then events per kind, events per task, bytes skipped, unknown event ids.\n"
+        "exit status: 0 ok, 1 error, 2 usage, 3 input damaged\n", f);
+}
+
+#define MAX_KINDS 512
+#define MAX_TASKS 1024
+
+struct kind_count { const struct tw_event_desc *desc; unsigned long long n; };
+struct task_count { uint16_t ep; uint32_t task; unsigned long long n; };
+
+struct stats_ctx {
+  struct kind_count kinds[MAX_KINDS];
+  size_t nkinds;
+  struct task_count tasks[MAX_TASKS];
+  size_t ntasks;
+  unsigned long long events;
+};
+
+static int on_event(void *ctx, const struct tw_event *ev)
+{
+  struct stats_ctx *s = ctx;
+  s->events++;
+  size_t i;
+  for (i = 0; i < s->nkinds && s->kinds[i].desc != ev->desc; i++)
+    ;
+  if (i < MAX_KINDS) {
+    if (i == s->nkinds)
+      s->kinds[s->nkinds++].desc = ev->desc;
+    s->kinds[i].n++;
+  }
+  for (unsigned f = 0; f < ev->nvalues; f++) {
+    if (ev->desc->fields[f].obj != TW_OBJ_TASK)
+      continue;
+    if ((int)f == ev->desc->marker_field && tw_event_enum_name(ev->desc, ev->values[f]))
+      break; /* EnterInt / LeaveInt: not a task */
+    for (i = 0; i < s->ntasks && (s->tasks[i].task != ev->values[f] || s->tasks[i].ep != ev->endpoint); i++)
+      ;
+    if (i < MAX_TASKS) {
+      if (i == s->ntasks)
+        s->tasks[s->ntasks++] = (struct task_count){ ev->endpoint, ev->values[f], 0 };
+      s->tasks[i].n++;
+    }
+    break;
+  }
+  return 0;
+}
+
+static int by_count(const void *a, const void *b)
+{
+  const struct kind_count *x = a, *y = b;
+  return x->n != y->n ? (x->n < y->n ? 1 : -1) : strcmp(x->desc->seed_name, y->desc->seed_name);
+}
+
+static int by_task(const void *a, const void *b)
+{
+  const struct task_count *x = a, *y = b;
+  return x->ep != y->ep ? (x->ep < y->ep ? -1 : 1) : x->task < y->task ? -1 : x->task > y->task;
+}
+
+int tw_cli_stats(int argc, char **argv)
+{
+  int quiet = 0, c;
+  optind = 1;
+  while ((c = getopt(argc, argv, "q")) != -1) {
+    if (c == 'q')
+      quiet = 1;
+    else {
+      tw_cli_stats_help(stderr);
+      return TW_EXIT_USAGE;
+    }
+  }
+  if (optind != argc - 1) {
+    tw_cli_stats_help(stderr);
+    return TW_EXIT_USAGE;
+  }
+  struct cli_trace t;
+  int rc = cli_trace_open(&t, argv[optind]);
+  if (rc)
+    return rc;
+  t.quiet = quiet;
+  struct stats_ctx *s = calloc(1, sizeof *s);
+  tw_decoder_on_event(t.d, on_event, s);
+  rc = cli_trace_run(&t);
+  if (rc) {
+    cli_trace_close(&t);
+    free(s);
+    return TW_EXIT_ERROR;
+  }
+  const struct tw_reader_stats *rs = tw_reader_stats(t.r);
+  printf("trace: %s\n", t.path);
+  printf("bytes: %llu, packets: %llu, events: %llu\n", rs->bytes, rs->packets, s->events);
+  printf("skipped: %llu bytes in %llu regions%s\n", rs->skipped, rs->skips,
+         t.truncated ? " (trace file truncated)" : "");
+  unsigned long long ring = 0, lost_p = 0, lost_e = 0, unexpl = 0;
+  for (size_t i = 0; i < tw_decoder_nstreams(t.d); i++) {
+    const struct tw_stream_stats *st = tw_decoder_stream(t.d, i);
+    uint64_t span = st->have_time ? tw_decoder_ticks_to_ns(t.d, (int)i, st->last_ticks) -
+                                        tw_decoder_ticks_to_ns(t.d, (int)i, st->first_ticks) : 0;
+    printf("stream %04x/%u: packets %llu, events %llu, clock %u Hz, duration %llu.%09llu s",
+           st->endpoint, st->instance, st->packets, st->events, st->freq_hz,
+           (unsigned long long)(span / 1000000000u), (unsigned long long)(span % 1000000000u));
+    if (span)
+      printf(", %.1f events/s", (double)st->events * 1e9 / (double)span);
+    printf("\n  drops: ring overflow %llu events; lost in transport %llu packets (%llu events); "
+           "unexplained %llu events\n", st->ring_drops, st->pkts_lost, st->events_lost, st->unexplained);
+    if (st->backwards || st->snap_errors || st->bad_records || st->unknown)
+      printf("  problems: time backwards %llu, snapshot errors %llu, bad records %llu, unknown ids %llu\n",
+             st->backwards, st->snap_errors, st->bad_records, st->unknown);
+    ring += st->ring_drops;
+    lost_p += st->pkts_lost;
+    lost_e += st->events_lost;
+    unexpl += st->unexplained;
+  }
+  printf("drops total: ring overflow %llu; transport %llu packets (%llu events); unexplained %llu\n",
+         ring, lost_p, lost_e, unexpl);
+  qsort(s->kinds, s->nkinds, sizeof s->kinds[0], by_count);
+  printf("events by kind:\n");
+  for (size_t i = 0; i < s->nkinds; i++)
+    printf("  %-22s %llu\n", s->kinds[i].desc->seed_name, s->kinds[i].n);
+  qsort(s->tasks, s->ntasks, sizeof s->tasks[0], by_task);
+  if (s->ntasks)
+    printf("events by task:\n");
+  for (size_t i = 0; i < s->ntasks; i++) {
+    const char *name = tw_decoder_name(t.d, s->tasks[i].ep, TW_OBJ_TASK, s->tasks[i].task);
+    printf("  %04x task %u%s%s%s %llu\n", s->tasks[i].ep, s->tasks[i].task, name ? " \"" : "",
+           name ? name : "", name ? "\"" : "", s->tasks[i].n);
+  }
+  uint16_t ep, mod, id;
+  unsigned long long n;
+  for (size_t i = 0; tw_decoder_unknown_at(t.d, i, &ep, &mod, &id, &n); i++)
+    printf("unknown event id %u (module %u) from %04x: %llu records skipped\n", id, mod, ep, n);
+  rc = cli_trace_status(&t);
+  cli_trace_close(&t);
+  free(s);
+  return rc;
+}

@@ -1,0 +1,515 @@
+#!/usr/bin/env python3
+"""Expand include/tracewire/events.def into the code and docs derived from it.
+
+    gen_events.py [--root DIR] [--out DIR] [--check]
+
+Reads ROOT/include/tracewire/events.def (ROOT defaults to the source tree
+this script lives in) and writes, under OUT (default ROOT):
+
+    include/tracewire/events_gen.h   ids, type enums, payload layout, emitters
+    src/common/events_desc.c         tw_event_descs[] and the vocab.h functions
+    docs/events.md                   the reference a human reads
+
+--check writes nothing and exits 1 naming every file that differs from what
+would be generated (tests/sh/gen_fresh.sh runs it).
+
+Why a generator and not X-macros: the packing rule (fields aligned to their
+own width, spilling to the next word) is arithmetic over the whole row list;
+doing it in the preprocessor would make every emitter unreadable. Output is
+deterministic (no dates, no paths) so the freshness check is a plain diff.
+Stdlib only.
+"""
+import argparse
+import os
+import re
+import sys
+
+TYPES = {"U8": 8, "U16": 16, "U32": 32, "ENUM8": 8, "STRING": 0}
+CTYPES = {"U8": "uint8_t", "U16": "uint16_t", "U32": "uint32_t", "ENUM8": "uint8_t"}
+OBJS = ["NONE", "TASK", "MUTEX", "SEM", "EVENT", "MSEM", "MEVENT", "ASEM",
+        "RSEM", "IRQ", "THREAD", "OBJKIND"]
+OBJ_NAMES = ["none", "task", "mutex", "sem", "event", "msem", "mevent", "asem",
+             "rsem", "irq", "thread", "objkind"]
+MARKERS = ["NONE", "UP", "DOWN", "PUSH", "UP_BLOCK", "DOWN_BLOCK", "UP_UP",
+           "UP_PUSH", "UP_UP_PUSH", "INC", "DEC", "WAIT", "PASS"]
+MARKER_NAMES = ["None", "Up", "Down", "Push", "UpBlock", "DownBlock", "UpUp",
+                "UpPush", "UpUpPush", "Inc", "Dec", "Wait", "Pass"]
+MODULES = {"KERNEL": 1, "RTOS": 2, "CONTROL": 3, "CUSTOM": 4}
+FLAGS = {"TIMED": 1, "STREAMER": 2}
+MASK_BITS = 32  # ids 1..32 are logger mask bits (seed 004)
+
+ROW = re.compile(r'^\s*(TW_EVENT|TW_FIELD|TW_ENUMV)\s*\((.*)\)\s*$')
+ARG = re.compile(r'\s*("(?:[^"\\]|\\.)*"|[^,]*?)\s*(?:,|$)')
+
+
+class DefError(Exception):
+    pass
+
+
+def split_args(s, where):
+    args, pos = [], 0
+    while pos < len(s):
+        m = ARG.match(s, pos)
+        if not m or m.end() == pos:
+            raise DefError("%s: cannot parse arguments at column %d" % (where, pos))
+        args.append(m.group(1))
+        pos = m.end()
+    return args
+
+
+def unquote(s, where):
+    if len(s) < 2 or s[0] != '"' or s[-1] != '"':
+        raise DefError("%s: expected a string literal, got %s" % (where, s))
+    return s[1:-1]
+
+
+def parse_int(s, where):
+    try:
+        return int(s, 0)
+    except ValueError:
+        raise DefError("%s: expected an integer, got %r" % (where, s))
+
+
+def parse(path):
+    events = []
+    by_name = {}
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    in_comment = False
+    for n, raw in enumerate(lines, 1):
+        where = "%s:%d" % (path, n)
+        line = raw.strip()
+        if in_comment:
+            if "*/" in line:
+                in_comment = False
+            continue
+        if line.startswith("/*"):
+            in_comment = "*/" not in line
+            continue
+        if not line or line.startswith("//"):
+            continue
+        m = ROW.match(line)
+        if not m:
+            raise DefError("%s: not a TW_EVENT/TW_FIELD/TW_ENUMV row: %s" % (where, line))
+        kind, args = m.group(1), split_args(m.group(2), where)
+        if kind == "TW_EVENT":
+            if len(args) != 8:
+                raise DefError("%s: TW_EVENT takes 8 arguments, got %d" % (where, len(args)))
+            name, eid, mod, flags, seed, mfield, marker, doc = args
+            if name in by_name:
+                raise DefError("%s: event %s defined twice" % (where, name))
+            if mod not in MODULES:
+                raise DefError("%s: unknown module %s" % (where, mod))
+            fl = 0
+            for f in flags.split("|"):
+                f = f.strip()
+                if f not in FLAGS:
+                    raise DefError("%s: unknown flag %s" % (where, f))
+                fl |= FLAGS[f]
+            if marker not in MARKERS:
+                raise DefError("%s: unknown marker %s" % (where, marker))
+            ev = dict(name=name, id=parse_int(eid, where), module=mod, flags=fl,
+                      seed=unquote(seed, where), mfield=None if mfield == "-" else mfield,
+                      marker=marker, doc=unquote(doc, where), fields=[], enums=[],
+                      where=where)
+            events.append(ev)
+            by_name[name] = ev
+        elif kind == "TW_FIELD":
+            if len(args) != 5:
+                raise DefError("%s: TW_FIELD takes 5 arguments, got %d" % (where, len(args)))
+            ev = owner(by_name, events, args[0], where)
+            fname, ftype, obj, doc = args[1:]
+            if ftype not in TYPES:
+                raise DefError("%s: unknown field type %s" % (where, ftype))
+            if obj not in OBJS:
+                raise DefError("%s: unknown object kind %s" % (where, obj))
+            if any(f["name"] == fname for f in ev["fields"]):
+                raise DefError("%s: field %s.%s defined twice" % (where, ev["name"], fname))
+            ev["fields"].append(dict(name=fname, type=ftype, obj=obj, doc=unquote(doc, where)))
+        else:
+            if len(args) != 5:
+                raise DefError("%s: TW_ENUMV takes 5 arguments, got %d" % (where, len(args)))
+            ev = owner(by_name, events, args[0], where)
+            cname, val, marker, doc = args[1:]
+            if marker not in MARKERS:
+                raise DefError("%s: unknown marker %s" % (where, marker))
+            if any(e["name"] == cname for e in ev["enums"]):
+                raise DefError("%s: constant %s.%s defined twice" % (where, ev["name"], cname))
+            ev["enums"].append(dict(name=cname, value=parse_int(val, where), marker=marker,
+                                    doc=unquote(doc, where)))
+    check(events)
+    for ev in events:
+        layout(ev)
+    return sorted(events, key=lambda e: e["id"])
+
+
+def owner(by_name, events, name, where):
+    if not events or events[-1]["name"] != name:
+        raise DefError("%s: row for %s must follow its TW_EVENT" % (where, name))
+    return by_name[name]
+
+
+def check(events):
+    ids = {}
+    for ev in events:
+        w = ev["where"]
+        if not 0 < ev["id"] <= 0xFFFF:
+            raise DefError("%s: id %d out of 1..65535" % (w, ev["id"]))
+        if ev["id"] in ids:
+            raise DefError("%s: id %d already used by %s" % (w, ev["id"], ids[ev["id"]]))
+        ids[ev["id"]] = ev["name"]
+        streamer = ev["flags"] & FLAGS["STREAMER"]
+        if not streamer and ev["id"] > MASK_BITS:
+            raise DefError("%s: logger event %s needs an id <= %d (mask bit)" % (w, ev["name"], MASK_BITS))
+        if streamer and ev["flags"] & FLAGS["TIMED"]:
+            raise DefError("%s: STREAMER events carry the record timestamp, not TIMED" % w)
+        strings = [i for i, f in enumerate(ev["fields"]) if f["type"] == "STRING"]
+        if len(strings) > 1 or (strings and strings[0] != len(ev["fields"]) - 1):
+            raise DefError("%s: at most one STRING field, and it must be last" % w)
+        names = [f["name"] for f in ev["fields"]]
+        if ev["mfield"] is not None and ev["mfield"] not in names:
+            raise DefError("%s: marker field %s is not a field of %s" % (w, ev["mfield"], ev["name"]))
+        if ev["enums"] and ev["mfield"] is None:
+            raise DefError("%s: %s has constants but no marker field" % (w, ev["name"]))
+        if ev["mfield"] is not None:
+            bits = TYPES[ev["fields"][names.index(ev["mfield"])]["type"]]
+            seen = set()
+            for e in ev["enums"]:
+                if e["value"] >= (1 << bits):
+                    raise DefError("%s: %s.%s = %d does not fit %d bits" % (w, ev["name"], e["name"], e["value"], bits))
+                if e["value"] in seen:
+                    raise DefError("%s: %s value %d used twice" % (w, ev["name"], e["value"]))
+                seen.add(e["value"])
+
+
+def layout(ev):
+    """The packing rule of events.def's header comment."""
+    word, bit = 0, 0
+    for f in ev["fields"]:
+        bits = TYPES[f["type"]]
+        if bits == 0:
+            f.update(word=0, shift=0, bits=0)
+            continue
+        if bit % bits:
+            bit += bits - bit % bits
+        if bit + bits > 32:
+            word, bit = word + 1, 0
+        f.update(word=word, shift=bit, bits=bits)
+        bit += bits
+    ev["words"] = word + 1 if bit else word
+    ev["mindex"] = -1 if ev["mfield"] is None else [f["name"] for f in ev["fields"]].index(ev["mfield"])
+
+
+def c_str(s):
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def lower(name):
+    return name.lower()
+
+
+HEADER_NOTE = "/* GENERATED by tools/gen/gen_events.py from include/tracewire/events.def.\n * Do not edit: change events.def and run `cmake --build <dir> --target gen`. */\n"
+
+
+def has_emitter(ev):
+    return ev["flags"] & FLAGS["TIMED"] and ev["module"] in ("KERNEL", "RTOS")
+
+
+def gen_header(events):
+    o = [HEADER_NOTE]
+    o.append("""/*
+ * The event vocabulary as C constants, and one inline emitter per timed
+ * kernel/RTOS event.
+ *
+ * Part 1 (always): event ids TW_EV_<NAME>, the per-event type enums
+ * TW_<NAME>_<Constant> (seed member names and values, in seed order),
+ * payload sizes TW_EV_<NAME>_WORDS (packed words after the timestamp word)
+ * and field positions TW_EV_<NAME>_<FIELD>_{WORD,SHIFT,BITS}.
+ *
+ * Part 2 (only when the includer defined TW_TRACE_ON, i.e. through
+ * tracewire/trace.h): emitters tw_<name>(...) and tw_<name>_at(ts, ...).
+ * Each costs one TW_TRACE_ON(id) test when the event is disabled at run
+ * time, and is an empty inline function when TW_CFG_TRACE or
+ * TW_CFG_EV_<NAME> is 0. The includer supplies:
+ *   TW_TRACE_ON(id)            nonzero when event id is being recorded
+ *   TW_TRACE_NOW()             the 32-bit timestamp
+ *   TW_TRACE_PUT(id, w, n)     append n words (timestamp first) to the logger
+ * Freestanding.
+ */
+#ifndef TRACEWIRE_EVENTS_GEN_H
+#define TRACEWIRE_EVENTS_GEN_H
+
+#include <stdint.h>
+
+enum tw_event_id {
+""")
+    for ev in events:
+        o.append("  TW_EV_%s = %d, /* %s */\n" % (ev["name"], ev["id"], ev["seed"]))
+    o.append("};\n\n")
+    o.append("#define TW_EV_COUNT %d /* events in the vocabulary */\n" % len(events))
+    maxw = max(ev["words"] for ev in events)
+    o.append("#define TW_EV_MAX_PAYLOAD_WORDS %d /* largest packed payload */\n\n" % maxw)
+    for ev in events:
+        o.append("/* %s (%s, id %d): %s */\n" % (ev["name"], ev["seed"], ev["id"], ev["doc"]))
+        o.append("#define TW_EV_%s_WORDS %d\n" % (ev["name"], ev["words"]))
+        for f in ev["fields"]:
+            if f["bits"]:
+                up = "TW_EV_%s_%s" % (ev["name"], f["name"].upper())
+                o.append("#define %s_WORD %d\n#define %s_SHIFT %d\n#define %s_BITS %d\n"
+                         % (up, f["word"], up, f["shift"], up, f["bits"]))
+        if ev["enums"]:
+            o.append("enum tw_%s_type {\n" % lower(ev["name"]))
+            for e in ev["enums"]:
+                val = "0x%X" % e["value"] if e["value"] > 255 else "%d" % e["value"]
+                o.append("  TW_%s_%s = %s, /* %s: %s */\n"
+                         % (ev["name"], e["name"], val, MARKER_NAMES[MARKERS.index(e["marker"])], e["doc"]))
+            o.append("};\n")
+        o.append("\n")
+    o.append("#endif /* TRACEWIRE_EVENTS_GEN_H */\n\n")
+
+    o.append("""/* ---- part 2: emitters ------------------------------------------------- */
+#if defined(TW_TRACE_ON) && !defined(TRACEWIRE_EVENTS_GEN_EMITTERS)
+#define TRACEWIRE_EVENTS_GEN_EMITTERS
+
+#ifndef TW_CFG_TRACE
+#define TW_CFG_TRACE 1
+#endif
+""")
+    for ev in events:
+        if not has_emitter(ev):
+            continue
+        o.append("#ifndef TW_CFG_EV_%s\n#define TW_CFG_EV_%s 1\n#endif\n" % (ev["name"], ev["name"]))
+    o.append("\n")
+    for ev in events:
+        if not has_emitter(ev):
+            continue
+        o.append(gen_emitter(ev))
+    o.append("#endif /* emitters */\n")
+    return "".join(o)
+
+
+def gen_emitter(ev):
+    n = lower(ev["name"])
+    fields = ev["fields"]
+    params = ", ".join("%s %s" % (CTYPES[f["type"]], f["name"]) for f in fields)
+    args = ", ".join(f["name"] for f in fields)
+    voids = " ".join("(void)%s;" % f["name"] for f in fields)
+    nw = 1 + ev["words"]
+    body = ["    uint32_t w_[%d];\n" % nw, "    w_[0] = ts;\n"]
+    for wi in range(ev["words"]):
+        parts = []
+        for f in fields:
+            if f["bits"] and f["word"] == wi:
+                parts.append("(uint32_t)%s" % f["name"] if f["shift"] == 0
+                             else "(uint32_t)%s << %d" % (f["name"], f["shift"]))
+        body.append("    w_[%d] = %s;\n" % (wi + 1, " | ".join(parts)))
+    body.append("    TW_TRACE_PUT(TW_EV_%s, w_, %d);\n" % (ev["name"], nw))
+    cond = "TW_CFG_TRACE && TW_CFG_EV_%s" % ev["name"]
+    doc = "/* %s: %s. Any context (ISR-safe), never blocks; a full ring counts a drop. */\n" % (ev["seed"], ev["doc"])
+    pat = "uint32_t ts, " + params if params else "uint32_t ts"
+    s = [doc]
+    s.append("static inline void tw_%s_at(%s)\n{\n#if %s\n  if (TW_TRACE_ON(TW_EV_%s)) {\n"
+             % (n, pat, cond, ev["name"]))
+    s.extend(body)
+    s.append("  }\n#else\n  (void)ts; %s\n#endif\n}\n" % voids)
+    s.append("static inline void tw_%s(%s)\n{\n#if %s\n  if (TW_TRACE_ON(TW_EV_%s)) {\n"
+             % (n, params or "void", cond, ev["name"]))
+    s.append("    uint32_t ts = TW_TRACE_NOW();\n")
+    s.extend(body)
+    s.append("  }\n#else\n  %s\n#endif\n}\n\n" % (voids or ""))
+    return "".join(s).replace("#else\n  \n#endif", "#endif")
+
+
+def gen_desc(events):
+    o = [HEADER_NOTE]
+    o.append("""/*
+ * tw_event_descs[]: the vocabulary as data, sorted by id, and the lookups
+ * declared in tracewire/vocab.h. Read-only; any context; freestanding.
+ */
+#include "tracewire/vocab.h"
+
+""")
+    for ev in events:
+        n = lower(ev["name"])
+        if ev["fields"]:
+            o.append("static const struct tw_field_desc %s_fields[] = {\n" % n)
+            for f in ev["fields"]:
+                o.append("  {%s, TW_FT_%s, %d, %d, %d, TW_OBJ_%s, %s},\n"
+                         % (c_str(f["name"]), f["type"], f["word"], f["shift"], f["bits"],
+                            f["obj"], c_str(f["doc"])))
+            o.append("};\n")
+        if ev["enums"]:
+            o.append("static const struct tw_enum_desc %s_enums[] = {\n" % n)
+            for e in ev["enums"]:
+                o.append("  {%s, %d, TW_MARKER_%s, %s},\n"
+                         % (c_str(e["name"]), e["value"], e["marker"], c_str(e["doc"])))
+            o.append("};\n")
+    o.append("\nconst struct tw_event_desc tw_event_descs[] = {\n")
+    for ev in events:
+        n = lower(ev["name"])
+        flags = " | ".join("TW_EVF_%s" % k for k, v in sorted(FLAGS.items(), key=lambda kv: kv[1])
+                           if ev["flags"] & v) or "0"
+        o.append("  {%d, TW_MOD_%s, %s, %d, %d, %d, TW_MARKER_%s, %d,\n   %s, %s,\n   %s,\n   %s, %s},\n"
+                 % (ev["id"], ev["module"], flags, len(ev["fields"]), ev["words"], ev["mindex"],
+                    ev["marker"], len(ev["enums"]), c_str(ev["name"]), c_str(ev["seed"]),
+                    c_str(ev["doc"]), "%s_fields" % n if ev["fields"] else "NULL",
+                    "%s_enums" % n if ev["enums"] else "NULL"))
+    o.append("};\nconst size_t tw_event_ndescs = sizeof tw_event_descs / sizeof tw_event_descs[0];\n\n")
+    # the generator's name tables must follow vocab.h's enum order
+    o.append("_Static_assert(TW_MARKER_COUNT == %d, \"gen_events.py MARKERS out of step with vocab.h\");\n"
+             % len(MARKERS))
+    o.append("_Static_assert(TW_OBJ_COUNT == %d, \"gen_events.py OBJS out of step with vocab.h\");\n"
+             % len(OBJS))
+    o.append("static const char *const marker_names[TW_MARKER_COUNT] = {\n  %s,\n};\n"
+             % ", ".join(c_str(m) for m in MARKER_NAMES))
+    o.append("static const char *const obj_kind_names[TW_OBJ_COUNT] = {\n  %s,\n};\n\n"
+             % ", ".join(c_str(m) for m in OBJ_NAMES))
+    o.append("""const struct tw_event_desc *tw_event_desc_by_id(uint16_t id)
+{
+  size_t lo = 0, hi = tw_event_ndescs;
+
+  while (lo < hi) { /* sorted by id: binary search */
+    size_t mid = lo + (hi - lo) / 2;
+    if (tw_event_descs[mid].id == id)
+      return &tw_event_descs[mid];
+    if (tw_event_descs[mid].id < id)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return NULL;
+}
+
+static const struct tw_enum_desc *enum_by_value(const struct tw_event_desc *d, uint32_t v)
+{
+  for (uint8_t i = 0; d && i < d->nenums; i++)
+    if (d->enums[i].value == v)
+      return &d->enums[i];
+  return NULL;
+}
+
+enum tw_marker tw_event_marker(const struct tw_event_desc *d, uint32_t marker_value)
+{
+  const struct tw_enum_desc *e = enum_by_value(d, marker_value);
+
+  if (e)
+    return e->marker;
+  return d ? d->default_marker : TW_MARKER_NONE;
+}
+
+const char *tw_event_enum_name(const struct tw_event_desc *d, uint32_t value)
+{
+  const struct tw_enum_desc *e = enum_by_value(d, value);
+
+  return e ? e->name : NULL;
+}
+
+const char *tw_marker_name(enum tw_marker m)
+{
+  return (unsigned)m < TW_MARKER_COUNT ? marker_names[m] : "?";
+}
+
+const char *tw_obj_kind_name(enum tw_obj_kind k)
+{
+  return (unsigned)k < TW_OBJ_COUNT ? obj_kind_names[k] : "?";
+}
+""")
+    return "".join(o)
+
+
+def gen_doc(events):
+    o = ["<!-- GENERATED by tools/gen/gen_events.py from include/tracewire/events.def; do not edit. -->\n",
+         "# Event reference\n\n",
+         "Every event tracewire records, from `include/tracewire/events.def`. The wire id is the\n"
+         "top 16 bits of a record's id word, the module id the bottom 16 bits. Ids 1..32 are\n"
+         "also kernel-event-logger mask bits (bit id-1).\n\n",
+         "Payload packing: after the 32-bit timestamp word of a TIMED event (in the logger;\n"
+         "on the wire the record carries the extended 64-bit timestamp instead), fields are\n"
+         "packed in order into 32-bit words from bit 0 of word 0, each aligned to its own\n"
+         "width; a field that does not fit in the rest of a word starts the next one.\n"
+         "STRING fields travel as snapshot data after the packed words.\n\n",
+         "| id | event | seed name | module | flags | payload words |\n|---:|---|---|---|---|---:|\n"]
+    for ev in events:
+        flags = ", ".join(k for k, v in sorted(FLAGS.items(), key=lambda kv: kv[1]) if ev["flags"] & v)
+        o.append("| %d (0x%X) | [%s](#%s) | %s | %s (%d) | %s | %d |\n"
+                 % (ev["id"], ev["id"], ev["name"], lower(ev["name"]),
+                    ev["seed"], ev["module"], MODULES[ev["module"]], flags, ev["words"]))
+    o.append("\n")
+    for ev in events:
+        o.append("## %s\n\n" % ev["name"])
+        o.append("%s. Id %d (0x%X), module %s (%d), seed name `%s`"
+                 % (ev["doc"], ev["id"], ev["id"], ev["module"], MODULES[ev["module"]], ev["seed"]))
+        if has_emitter(ev):
+            args = ", ".join(f["name"] for f in ev["fields"])
+            o.append("; emitter `tw_%s(%s)` (and `tw_%s_at(ts, ...)`), build option `TW_CFG_EV_%s`"
+                     % (lower(ev["name"]), args, lower(ev["name"]), ev["name"]))
+        o.append(".\n\n")
+        if ev["fields"]:
+            o.append("| field | type | word | bits | names | description |\n|---|---|---:|---|---|---|\n")
+            for f in ev["fields"]:
+                pos = "%d..%d" % (f["shift"], f["shift"] + f["bits"] - 1) if f["bits"] else "snapshot"
+                word = str(f["word"]) if f["bits"] else "-"
+                o.append("| `%s` | %s | %s | %s | %s | %s |\n"
+                         % (f["name"], f["type"], word, pos, OBJ_NAMES[OBJS.index(f["obj"])]
+                            if f["obj"] != "NONE" else "", f["doc"]))
+            o.append("\n")
+        if ev["mfield"] is not None:
+            dm = MARKER_NAMES[MARKERS.index(ev["marker"])]
+            o.append("Marker chosen by `%s`; default marker: %s.\n\n" % (ev["mfield"], dm))
+        if ev["enums"]:
+            o.append("| constant | C name | value | marker | meaning |\n|---|---|---:|---|---|\n")
+            for e in ev["enums"]:
+                val = "0x%X" % e["value"] if e["value"] > 255 else "%d" % e["value"]
+                o.append("| %s | `TW_%s_%s` | %s | %s | %s |\n"
+                         % (e["name"], ev["name"], e["name"], val,
+                            MARKER_NAMES[MARKERS.index(e["marker"])], e["doc"]))
+            o.append("\n")
+    return "".join(o)
+
+
+OUTPUTS = [("include/tracewire/events_gen.h", gen_header),
+           ("src/common/events_desc.c", gen_desc),
+           ("docs/events.md", gen_doc)]
+
+
+def main(argv):
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--root", default=os.path.normpath(os.path.join(here, "..", "..")))
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--check", action="store_true")
+    a = ap.parse_args(argv)
+    out = a.out or a.root
+    try:
+        events = parse(os.path.join(a.root, "include", "tracewire", "events.def"))
+    except (DefError, OSError) as e:
+        print("gen_events.py: %s" % e, file=sys.stderr)
+        return 2
+    stale = []
+    for rel, fn in OUTPUTS:
+        text = fn(events)
+        path = os.path.join(out, rel)
+        try:
+            with open(path, encoding="utf-8") as f:
+                old = f.read()
+        except OSError:
+            old = None
+        if old == text:
+            continue
+        if a.check:
+            stale.append(rel)
+            continue
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        print("gen_events.py: wrote %s" % rel)
+    if stale:
+        for rel in stale:
+            print("gen_events.py: %s is stale (regenerate: cmake --build <dir> --target gen)" % rel,
+                  file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
