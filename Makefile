@@ -37,5 +37,10 @@ size: deps
 cross: deps
 	@bash scripts/cross.sh build
 
+# The same workload model as firmware for a Cortex-M3 in QEMU (mps2-an385),
+# streaming over its UART to `tracewire record` (scripts/run-qemu.sh).
+run-qemu: build
+	@bash scripts/run-qemu.sh $(BUILD)
+
 clean:
 	rm -rf $(BUILD) build-*

@@ -13,7 +13,7 @@
 #include <time.h>
 #include "tracewire/host/decoder.h"
 #include "tracewire/host/reader.h"
-#include "tracewire/host/source.h"
+#include "tracewire/host/conn.h"
 #include "tracewire/host/synth.h"
 
 static double now(void)
@@ -46,11 +46,11 @@ int main(int argc, char **argv)
   double best = 1e9, best_copy = 1e9;
   unsigned long long events = 0;
   for (int rep = 0; rep < 3; rep++) {
-    struct tw_source *src;
+    struct tw_conn *src;
     struct tw_reader *r;
     struct tw_decoder *d;
     struct tw_reader_cfg rc = { .read_bytes = 1 << 20 };
-    tw_source_mem_open(trace, len, &src);
+    tw_conn_mem_open(trace, len, &src);
     tw_reader_open(&r, src, &rc);
     tw_decoder_open(&d, NULL);
     events = 0;
@@ -62,7 +62,7 @@ int main(int argc, char **argv)
       best = t;
     tw_decoder_close(d);
     tw_reader_close(r);
-    tw_source_close(src);
+    tw_conn_close(src);
     t0 = now();
     memcpy(copy, trace, len);
     t = now() - t0;

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Run every benchmark of a build: bench/run.sh <builddir>. One line each.
+# Run every benchmark against the peers it is compared with (one line per
+# benchmark). Usage: bench/run.sh <builddir>
 set -euo pipefail
 b=${1:-build}
+"$b/bench/bench_logger"   # ring put vs LTTng-UST tracepoint (starts its own session)
 "$b/bench/bench_decode" 512
 "$b/bench/bench_mti" 20

@@ -218,6 +218,9 @@ static void test_end_to_end(void **state)
   pthread_mutex_unlock(&mu);
   static const struct phase D2 = {3000, 50, 0, 0, 0}; /* carries the drop count */
   run_phase(&D2);
+  nanosleep(&d, NULL); /* the ring drains: the last event surely fits, so */
+  static const struct phase E = {4000, 1, 0, 0, 0}; /* any drop is reported */
+  run_phase(&E);
   assert_int_equal(command(TW_LCMD_STOP, 4, NULL, 0, NULL, 0), TW_MSG_ACK);
   uint32_t info[TW_INFO_WORDS];
   for (uint16_t seq = 5;; seq++) { /* until STOP has been carried out */
@@ -236,6 +239,19 @@ static void test_end_to_end(void **state)
   assert_int_equal(ds.r[0].id, TW_EV_TRACE_START);
   assert_int_equal(ds.r[0].w[0], m_sem | m_mutex);
   assert_int_equal(ds.r[ds.n - 1].id, TW_EV_TRACE_STOP);
+  /* what the producer emitted while its event was in the mask, in order */
+  struct exp { uint16_t id; uint32_t w0, w1; };
+  static struct exp want[2048];
+  size_t nwant = 0;
+  const struct phase *phases[] = {&A, &B, &C, &D2, &E};
+  for (size_t p = 0; p < 5; p++)
+    for (uint16_t i = phases[p]->first; i < phases[p]->first + phases[p]->count; i++) {
+      want[nwant++] = (struct exp){TW_EV_SEM, i | (uint32_t)TW_SEM_Give << 16, 0};
+      if (phases[p] == &A)
+        want[nwant++] = (struct exp){TW_EV_MUTEX, 1u | (uint32_t)i << 16, TW_MUTEX_Lock};
+    }
+  size_t at = 0;
+  uint64_t pending = 0;
   uint64_t drops = 0;
   unsigned sems = 0, mutexes = 0, nsync = 0;
   int last_sem = -1, last_mutex = -1;
@@ -253,9 +269,23 @@ static void test_end_to_end(void **state)
       assert_true(r->ts >= last_ts);
       last_ts = r->ts;
     }
+    if (r->id == TW_EV_SEM || r->id == TW_EV_MUTEX) {
+      /* exactly the next event sent, after exactly the announced drops */
+      uint64_t skipped = 0;
+      while (at < nwant && !(want[at].id == r->id && want[at].w0 == r->w[0] &&
+                             (r->nw < 2 || want[at].w1 == r->w[1]))) {
+        at++;
+        skipped++;
+      }
+      assert_true(at < nwant);
+      assert_int_equal(skipped, pending);
+      pending = 0;
+      at++;
+    }
     switch (r->id) {
     case TW_EV_DROPS:
       drops += r->w[0];
+      pending += r->w[0];
       break;
     case TW_EV_SEM:
       assert_true((int)(r->w[0] & 0xFFFF) > last_sem);
@@ -278,7 +308,10 @@ static void test_end_to_end(void **state)
       break;
     }
   }
-  unsigned sent_in_mask = 600 * 2 + 300 + 400 + 50;
+  unsigned sent_in_mask = 600 * 2 + 300 + 400 + 50 + 1;
+  assert_int_equal(nwant, sent_in_mask);
+  assert_int_equal(at, nwant); /* the last one sent was received */
+  assert_int_equal(pending, 0);
   assert_true(drops > 0);
   assert_int_equal(sems + mutexes + drops, sent_in_mask);
   struct tw_logger_stats ls;

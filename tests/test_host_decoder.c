@@ -176,19 +176,19 @@ static int grab_time(void *ctx, const struct tw_event *ev)
 
 static struct tw_decoder *decode_times(const void *data, size_t len, struct times *tm, struct text *diags)
 {
-  struct tw_source *src;
+  struct tw_conn *src;
   struct tw_reader *r;
   struct tw_decoder *d;
   memset(tm, 0, sizeof *tm);
   memset(diags, 0, sizeof *diags);
-  assert_int_equal(tw_source_mem_open(data, len, &src), 0);
+  assert_int_equal(tw_conn_mem_open(data, len, &src), 0);
   assert_int_equal(tw_reader_open(&r, src, NULL), 0);
   assert_int_equal(tw_decoder_open(&d, NULL), 0);
   tw_decoder_on_event(d, grab_time, tm);
   tw_decoder_on_diag(d, text_diag, diags);
   assert_int_equal(tw_decoder_run(d, r), 0);
   tw_reader_close(r);
-  tw_source_close(src);
+  tw_conn_close(src);
   return d;
 }
 
@@ -318,9 +318,11 @@ static void custom_events_from_declarations(void **state)
   assert_int_equal(c->id, 18);
   assert_string_equal(c->name, "Sensor");
   assert_int_equal(c->nfields, 3);
-  assert_int_equal(c->fields[1].word, 0);
-  assert_int_equal(c->fields[1].shift, 16); /* U16 after U8: aligned to 16 */
-  assert_int_equal(c->fields[2].word, 1);   /* U32 starts the next word */
+  assert_int_equal(c->fields[1].word, 1);   /* one word per field */
+  assert_int_equal(c->fields[1].shift, 0);
+  assert_int_equal(c->fields[1].bits, 16);
+  assert_int_equal(c->fields[2].word, 2);
+  assert_int_equal(c->payload_words, 3);
   assert_non_null(strstr(t.buf, "Sensor: { channel = "));
   assert_int_equal(count_diags(&t, TW_DIAG_UNKNOWN_ID), 0);
   tw_decoder_close(d);
@@ -380,12 +382,12 @@ static void streams_merged_into_time_order(void **state)
   struct stream_buf s;
   struct tw_synth_cfg cfg = { .names = 1, .pkt_bytes = 300, .instances = 3 };
   synth_stream(&s, 90, &cfg);
-  struct tw_source *src;
+  struct tw_conn *src;
   struct tw_reader *r;
   struct tw_decoder *d;
   struct tw_merge *m;
   struct order o = {0};
-  assert_int_equal(tw_source_mem_open(s.data, s.len, &src), 0);
+  assert_int_equal(tw_conn_mem_open(s.data, s.len, &src), 0);
   assert_int_equal(tw_reader_open(&r, src, NULL), 0);
   assert_int_equal(tw_decoder_open(&d, NULL), 0);
   assert_int_equal(tw_merge_open(&m, 256, check_order, &o), 0);
@@ -403,7 +405,7 @@ static void streams_merged_into_time_order(void **state)
   tw_merge_close(m);
   tw_decoder_close(d);
   tw_reader_close(r);
-  tw_source_close(src);
+  tw_conn_close(src);
   free(s.data);
 }
 

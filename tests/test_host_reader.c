@@ -33,10 +33,10 @@ static void on_skip(void *ctx, const struct tw_skip *s)
 static struct got *frame(const uint8_t *data, size_t len, size_t read_bytes)
 {
   struct got *g = calloc(1, sizeof *g);
-  struct tw_source *src;
+  struct tw_conn *src;
   struct tw_reader *r;
   struct tw_reader_cfg cfg = { .max_pkt_bytes = 4096, .read_bytes = read_bytes };
-  assert_int_equal(tw_source_mem_open(data, len, &src), 0);
+  assert_int_equal(tw_conn_mem_open(data, len, &src), 0);
   assert_int_equal(tw_reader_open(&r, src, &cfg), 0);
   tw_reader_on_skip(r, on_skip, g);
   struct tw_pkt p;
@@ -48,7 +48,7 @@ static struct got *frame(const uint8_t *data, size_t len, size_t read_bytes)
   }
   assert_int_equal(rc, TW_EOF);
   tw_reader_close(r);
-  tw_source_close(src);
+  tw_conn_close(src);
   return g;
 }
 

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
-#include "tracewire/host/source_twt.h"
+#include "tracewire/host/conn_twt.h"
 #include "tracewire/host/trace_file.h"
 #include "tracewire/error.h"
 
@@ -41,7 +41,7 @@ void cli_diag(void *ctx, const struct tw_diag *g)
   }
   if (t->quiet)
     return;
-  long long foff = tw_source_locate(t->src, g->offset);
+  long long foff = tw_conn_locate(t->src, g->offset);
   if (g->kind == TW_DIAG_SKIP)
     fprintf(stderr, "tracewire: %s: offset %llu", t->path, g->offset);
   else
@@ -94,8 +94,8 @@ int cli_trace_open(struct cli_trace *t, const char *path)
     return TW_EXIT_ERROR;
   }
   t->is_twt = twt;
-  int rc = twt ? tw_source_twt_open(path, -1, &t->src, err, sizeof err)
-               : tw_source_file_open(path, &t->src, err, sizeof err);
+  int rc = twt ? tw_conn_twt_open(path, -1, &t->src, err, sizeof err)
+               : tw_conn_file_open(path, &t->src, err, sizeof err);
   if (rc < 0) {
     cli_err("%s", err);
     return TW_EXIT_ERROR;
@@ -106,7 +106,7 @@ int cli_trace_open(struct cli_trace *t, const char *path)
   }
   tw_decoder_on_diag(t->d, cli_diag, t);
   if (twt)
-    tw_source_twt_on_chunk(t->src, on_chunk, t);
+    tw_conn_twt_on_chunk(t->src, on_chunk, t);
   return 0;
 }
 
@@ -114,7 +114,7 @@ int cli_trace_run(struct cli_trace *t)
 {
   int rc = tw_decoder_run(t->d, t->r);
   if (rc < 0) {
-    cli_err("%s: %s", t->path, tw_source_error(t->src));
+    cli_err("%s: %s", t->path, tw_conn_error(t->src));
     return TW_EXIT_ERROR;
   }
   return rc;
@@ -129,5 +129,5 @@ void cli_trace_close(struct cli_trace *t)
 {
   tw_decoder_close(t->d);
   tw_reader_close(t->r);
-  tw_source_close(t->src);
+  tw_conn_close(t->src);
 }

@@ -8,7 +8,7 @@
 #include "tracewire/cmd.h"
 #include "tracewire/host/decoder.h"
 #include "tracewire/host/reader.h"
-#include "tracewire/host/source.h"
+#include "tracewire/host/conn.h"
 
 /* Exit codes (docs/cli.md). */
 #define TW_EXIT_OK 0
@@ -24,7 +24,7 @@
 
 struct cli_trace {
   const char *path;
-  struct tw_source *src;
+  struct tw_conn *src;
   struct tw_reader *r;
   struct tw_decoder *d;
   int is_twt;

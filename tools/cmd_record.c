@@ -21,6 +21,7 @@
 #include "tracewire/host/cmd_client.h"
 #include "tracewire/host/sys.h"
 #include "tracewire/host/trace_file.h"
+#include "tracewire/events_gen.h"
 #include "tracewire/error.h"
 
 void tw_cli_record_help(FILE *f)
@@ -46,13 +47,14 @@ static volatile sig_atomic_t stop_requested;
 static void on_signal(int sig) { (void)sig; stop_requested = 1; }
 
 struct rec {
-  struct tw_source *src;
+  struct tw_conn *src;
   struct tw_reader *r;
   struct tw_decoder *d;
   struct tw_twt_writer *w;
   struct tw_cmd_client cmd;
   const char *out;
   int write_failed, tty;
+  int target_stopped;       /* TRACE_STOP seen: the target stopped itself */
   unsigned long long events;
 };
 
@@ -67,8 +69,10 @@ static void tap(void *ctx, const void *bytes, size_t n)
 
 static int count_event(void *ctx, const struct tw_event *ev)
 {
-  (void)ev;
-  ((struct rec *)ctx)->events++;
+  struct rec *R = ctx;
+  R->events++;
+  if (ev->module == TW_MOD_CONTROL && ev->desc->id == TW_EV_TRACE_STOP)
+    R->target_stopped = 1;
   return 0;
 }
 
@@ -216,7 +220,7 @@ int tw_cli_record(int argc, char **argv)
   }
   struct rec R = { .out = out };
   char err[512];
-  if (tw_source_open(from, &R.src, err, sizeof err) < 0) {
+  if (tw_conn_open(from, &R.src, err, sizeof err) < 0) {
     cli_err("record: %s", err);
     return TW_EXIT_ERROR;
   }
@@ -224,7 +228,7 @@ int tw_cli_record(int argc, char **argv)
     fprintf(stderr, "tracewire record: listening on %s (port %d)\n", R.src->name, R.src->bound_port);
   if (tw_twt_create(out, &R.w, err, sizeof err) < 0) {
     cli_err("record: %s", err);
-    tw_source_close(R.src);
+    tw_conn_close(R.src);
     return TW_EXIT_ERROR;
   }
   tw_twt_write(R.w, TW_TWT_SOURCE, 0, tw_sys_wall_ns(), from, strlen(from));
@@ -269,7 +273,7 @@ int tw_cli_record(int argc, char **argv)
     }
     if (n < 0 && n != TW_EAGAIN) {
       if (n != TW_ECONNRESET) {
-        cli_err("record: %s", tw_source_error(R.src));
+        cli_err("record: %s", tw_conn_error(R.src));
         status = TW_EXIT_ERROR;
       }
       ended = 1;
@@ -280,7 +284,7 @@ int tw_cli_record(int argc, char **argv)
       last_status = now;
     }
   }
-  if (commands && !ended && !R.write_failed)
+  if (commands && !ended && !R.write_failed && !R.target_stopped)
     stop_target(&R);
   if (R.tty)
     fputs("\r\033[K", stderr);
@@ -291,6 +295,6 @@ int tw_cli_record(int argc, char **argv)
   }
   tw_decoder_close(R.d);
   tw_reader_close(R.r);
-  tw_source_close(R.src);
+  tw_conn_close(R.src);
   return status;
 }

@@ -39,7 +39,7 @@ static unsigned long long parse_size(const char *s)
 }
 
 /* UDP sends datagrams: one packet each. */
-static int send_udp(const char *uri, struct tw_source **out, char *err, size_t errcap)
+static int send_udp(const char *uri, struct tw_conn **out, char *err, size_t errcap)
 {
   char host[256], port[32];
   const char *hp = uri + 6, *colon = strrchr(hp, ':');
@@ -47,9 +47,9 @@ static int send_udp(const char *uri, struct tw_source **out, char *err, size_t e
     return TW_EINVAL;
   snprintf(host, sizeof host, "%.*s", (int)(colon - hp), hp);
   snprintf(port, sizeof port, "%s", colon + 1);
-  int rc = tw_source_udp_open("127.0.0.1", "0", NULL, out, err, errcap);
+  int rc = tw_conn_udp_open("127.0.0.1", "0", NULL, out, err, errcap);
   if (rc == 0)
-    rc = tw_source_udp_set_peer(*out, host, port, err, errcap);
+    rc = tw_conn_udp_set_peer(*out, host, port, err, errcap);
   return rc;
 }
 
@@ -86,12 +86,12 @@ int tw_cli_synth(int argc, char **argv)
     tw_cli_synth_help(stderr);
     return TW_EXIT_USAGE;
   }
-  struct tw_source *dst = NULL;
+  struct tw_conn *dst = NULL;
   FILE *f = NULL;
   char err[512];
   if (to) {
     int rc = !strncmp(to, "udp://", 6) ? send_udp(to, &dst, err, sizeof err)
-                                       : tw_source_open(to, &dst, err, sizeof err);
+                                       : tw_conn_open(to, &dst, err, sizeof err);
     if (rc < 0) {
       cli_err("synth: %s", err);
       return TW_EXIT_ERROR;
@@ -108,8 +108,8 @@ int tw_cli_synth(int argc, char **argv)
   while (bytes ? total < bytes : g.packets < packets) {
     size_t n = tw_synth_packet(&g, buf, sizeof buf);
     total += n;
-    if (f ? fwrite(buf, 1, n, f) != n : tw_source_write(dst, buf, n) < 0) {
-      cli_err("synth: write failed: %s", f ? out : tw_source_error(dst));
+    if (f ? fwrite(buf, 1, n, f) != n : tw_conn_write(dst, buf, n) < 0) {
+      cli_err("synth: write failed: %s", f ? out : tw_conn_error(dst));
       status = TW_EXIT_ERROR;
       break;
     }
@@ -122,7 +122,7 @@ int tw_cli_synth(int argc, char **argv)
     status = TW_EXIT_ERROR;
   if (f == stdout)
     fflush(stdout);
-  tw_source_close(dst);
+  tw_conn_close(dst);
   fprintf(stderr, "tracewire synth: %llu packets, %llu bytes, %llu events, %llu dropped (DROPS)\n",
           g.packets, total, g.events, g.drops);
   return status;

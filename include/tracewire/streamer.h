@@ -127,6 +127,7 @@ struct tw_streamer {
   uint64_t pts;               /* its extended timestamp */
   uint32_t pdrops;            /* drops to announce before it */
   uint32_t stop_reason;
+  uint32_t stop_budget;       /* events STOP may still drain */
   /* sized for the largest logger event so a get never leaves one stuck */
   uint32_t pdata[TW_EVENT_MAX_DATA];
   struct tw_streamer_stats st;

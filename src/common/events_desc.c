@@ -6,263 +6,278 @@
  */
 #include "tracewire/vocab.h"
 
+/* Doc strings are for hosts (decoders, docs); a freestanding target build
+ * drops them unless asked (they are most of this table's size). */
+#ifndef TW_CFG_VOCAB_DOCS
+#if defined(__STDC_HOSTED__) && __STDC_HOSTED__
+#define TW_CFG_VOCAB_DOCS 1
+#else
+#define TW_CFG_VOCAB_DOCS 0
+#endif
+#endif
+#if TW_CFG_VOCAB_DOCS
+#define D(s) s
+#else
+#define D(s) ""
+#endif
+
 static const struct tw_field_desc context_switch_fields[] = {
-  {"context_id", TW_FT_U32, 0, 0, 32, TW_OBJ_THREAD, "ID of the thread that was switched out"},
+  {"context_id", TW_FT_U32, 0, 0, 32, TW_OBJ_THREAD, D("ID of the thread that was switched out")},
 };
 static const struct tw_field_desc interrupt_fields[] = {
-  {"interrupt_id", TW_FT_U32, 0, 0, 32, TW_OBJ_IRQ, "ID of the interrupt"},
+  {"interrupt_id", TW_FT_U32, 0, 0, 32, TW_OBJ_IRQ, D("ID of the interrupt")},
 };
 static const struct tw_field_desc sleep_fields[] = {
-  {"wake_timestamp", TW_FT_U32, 0, 0, 32, TW_OBJ_NONE, "Low 32 bits of the clock when the CPU left sleep mode"},
-  {"interrupt_id", TW_FT_U32, 1, 0, 32, TW_OBJ_IRQ, "ID of the interrupt that woke the CPU"},
+  {"wake_timestamp", TW_FT_U32, 0, 0, 32, TW_OBJ_NONE, D("Low 32 bits of the clock when the CPU left sleep mode")},
+  {"interrupt_id", TW_FT_U32, 1, 0, 32, TW_OBJ_IRQ, D("ID of the interrupt that woke the CPU")},
 };
 static const struct tw_field_desc task_switch_fields[] = {
-  {"task", TW_FT_U16, 0, 0, 16, TW_OBJ_TASK, "Number of the task that becomes active"},
+  {"task", TW_FT_U16, 0, 0, 16, TW_OBJ_TASK, D("Number of the task that becomes active")},
 };
 static const struct tw_enum_desc task_switch_enums[] = {
-  {"EnterInt", 65534, TW_MARKER_UP, "Interrupt context entered"},
-  {"LeaveInt", 65535, TW_MARKER_DOWN, "Interrupt context left"},
+  {"EnterInt", 65534, TW_MARKER_UP, D("Interrupt context entered")},
+  {"LeaveInt", 65535, TW_MARKER_DOWN, D("Interrupt context left")},
 };
 static const struct tw_field_desc mutex_fields[] = {
-  {"task", TW_FT_U16, 0, 0, 16, TW_OBJ_TASK, "Task number"},
-  {"mutex", TW_FT_U16, 0, 16, 16, TW_OBJ_MUTEX, "Mutex number"},
-  {"type", TW_FT_ENUM8, 1, 0, 8, TW_OBJ_NONE, "Event type"},
+  {"task", TW_FT_U16, 0, 0, 16, TW_OBJ_TASK, D("Task number")},
+  {"mutex", TW_FT_U16, 0, 16, 16, TW_OBJ_MUTEX, D("Mutex number")},
+  {"type", TW_FT_ENUM8, 1, 0, 8, TW_OBJ_NONE, D("Event type")},
 };
 static const struct tw_enum_desc mutex_enums[] = {
-  {"Lock", 0, TW_MARKER_UP, "The task locks the mutex"},
-  {"Unlock", 1, TW_MARKER_DOWN, "The task unlocks the mutex"},
-  {"IncLock", 2, TW_MARKER_INC, "The task increments the lock count of a mutex it already holds"},
-  {"DecLock", 3, TW_MARKER_DEC, "The task decrements the lock count of a mutex it keeps holding"},
-  {"Block", 4, TW_MARKER_UP_BLOCK, "The task blocks on a mutex locked by another task"},
+  {"Lock", 0, TW_MARKER_UP, D("The task locks the mutex")},
+  {"Unlock", 1, TW_MARKER_DOWN, D("The task unlocks the mutex")},
+  {"IncLock", 2, TW_MARKER_INC, D("The task increments the lock count of a mutex it already holds")},
+  {"DecLock", 3, TW_MARKER_DEC, D("The task decrements the lock count of a mutex it keeps holding")},
+  {"Block", 4, TW_MARKER_UP_BLOCK, D("The task blocks on a mutex locked by another task")},
 };
 static const struct tw_field_desc sem_fields[] = {
-  {"sem", TW_FT_U16, 0, 0, 16, TW_OBJ_SEM, "Semaphore number"},
-  {"type", TW_FT_ENUM8, 0, 16, 8, TW_OBJ_NONE, "Event type"},
+  {"sem", TW_FT_U16, 0, 0, 16, TW_OBJ_SEM, D("Semaphore number")},
+  {"type", TW_FT_ENUM8, 0, 16, 8, TW_OBJ_NONE, D("Event type")},
 };
 static const struct tw_enum_desc sem_enums[] = {
-  {"ToTaskList", 0, TW_MARKER_UP_UP_PUSH, "give_many() releases a group of tasks"},
-  {"Give", 1, TW_MARKER_UP, "A task or an interrupt gives the semaphore"},
-  {"GiveMany", 2, TW_MARKER_UP_UP, "A task or an interrupt gives the semaphore many times"},
+  {"ToTaskList", 0, TW_MARKER_UP_UP_PUSH, D("give_many() releases a group of tasks")},
+  {"Give", 1, TW_MARKER_UP, D("A task or an interrupt gives the semaphore")},
+  {"GiveMany", 2, TW_MARKER_UP_UP, D("A task or an interrupt gives the semaphore many times")},
 };
 static const struct tw_field_desc sem_task_fields[] = {
-  {"task", TW_FT_U16, 0, 0, 16, TW_OBJ_TASK, "Task number"},
-  {"sem", TW_FT_U16, 0, 16, 16, TW_OBJ_SEM, "Semaphore number"},
-  {"type", TW_FT_ENUM8, 1, 0, 8, TW_OBJ_NONE, "Event type"},
+  {"task", TW_FT_U16, 0, 0, 16, TW_OBJ_TASK, D("Task number")},
+  {"sem", TW_FT_U16, 0, 16, 16, TW_OBJ_SEM, D("Semaphore number")},
+  {"type", TW_FT_ENUM8, 1, 0, 8, TW_OBJ_NONE, D("Event type")},
 };
 static const struct tw_enum_desc sem_task_enums[] = {
-  {"ToTask", 0, TW_MARKER_UP_PUSH, "The semaphore, given elsewhere, releases the task"},
-  {"Take", 1, TW_MARKER_DOWN, "The task takes the semaphore"},
-  {"Block", 2, TW_MARKER_DOWN_BLOCK, "The task blocks on the semaphore"},
+  {"ToTask", 0, TW_MARKER_UP_PUSH, D("The semaphore, given elsewhere, releases the task")},
+  {"Take", 1, TW_MARKER_DOWN, D("The task takes the semaphore")},
+  {"Block", 2, TW_MARKER_DOWN_BLOCK, D("The task blocks on the semaphore")},
 };
 static const struct tw_field_desc event_fields[] = {
-  {"event", TW_FT_U16, 0, 0, 16, TW_OBJ_EVENT, "Event number"},
-  {"type", TW_FT_ENUM8, 0, 16, 8, TW_OBJ_NONE, "Event type"},
+  {"event", TW_FT_U16, 0, 0, 16, TW_OBJ_EVENT, D("Event number")},
+  {"type", TW_FT_ENUM8, 0, 16, 8, TW_OBJ_NONE, D("Event type")},
 };
 static const struct tw_enum_desc event_enums[] = {
-  {"Trigger", 0, TW_MARKER_UP, "A task or an interrupt triggers the event"},
+  {"Trigger", 0, TW_MARKER_UP, D("A task or an interrupt triggers the event")},
 };
 static const struct tw_field_desc event_task_fields[] = {
-  {"task", TW_FT_U16, 0, 0, 16, TW_OBJ_TASK, "Task number"},
-  {"event", TW_FT_U16, 0, 16, 16, TW_OBJ_EVENT, "Event number"},
-  {"type", TW_FT_ENUM8, 1, 0, 8, TW_OBJ_NONE, "Event type"},
+  {"task", TW_FT_U16, 0, 0, 16, TW_OBJ_TASK, D("Task number")},
+  {"event", TW_FT_U16, 0, 16, 16, TW_OBJ_EVENT, D("Event number")},
+  {"type", TW_FT_ENUM8, 1, 0, 8, TW_OBJ_NONE, D("Event type")},
 };
 static const struct tw_enum_desc event_task_enums[] = {
-  {"ToTask", 0, TW_MARKER_UP_PUSH, "The event, triggered elsewhere, releases the task"},
-  {"Consume", 1, TW_MARKER_DOWN, "The task consumes the event"},
-  {"Block", 2, TW_MARKER_DOWN_BLOCK, "The task blocks on the event"},
+  {"ToTask", 0, TW_MARKER_UP_PUSH, D("The event, triggered elsewhere, releases the task")},
+  {"Consume", 1, TW_MARKER_DOWN, D("The task consumes the event")},
+  {"Block", 2, TW_MARKER_DOWN_BLOCK, D("The task blocks on the event")},
 };
 static const struct tw_field_desc multi_sem_fields[] = {
-  {"msem", TW_FT_U16, 0, 0, 16, TW_OBJ_MSEM, "Multi-semaphore number"},
-  {"type", TW_FT_ENUM8, 0, 16, 8, TW_OBJ_NONE, "Event type"},
-  {"index", TW_FT_U8, 0, 24, 8, TW_OBJ_NONE, "Input index"},
+  {"msem", TW_FT_U16, 0, 0, 16, TW_OBJ_MSEM, D("Multi-semaphore number")},
+  {"type", TW_FT_ENUM8, 0, 16, 8, TW_OBJ_NONE, D("Event type")},
+  {"index", TW_FT_U8, 0, 24, 8, TW_OBJ_NONE, D("Input index")},
 };
 static const struct tw_enum_desc multi_sem_enums[] = {
-  {"Give", 0, TW_MARKER_UP, "A task or an interrupt gives the multi-semaphore"},
+  {"Give", 0, TW_MARKER_UP, D("A task or an interrupt gives the multi-semaphore")},
 };
 static const struct tw_field_desc multi_sem_task_fields[] = {
-  {"task", TW_FT_U16, 0, 0, 16, TW_OBJ_TASK, "Task number"},
-  {"msem", TW_FT_U16, 0, 16, 16, TW_OBJ_MSEM, "Multi-semaphore number"},
-  {"type", TW_FT_ENUM8, 1, 0, 8, TW_OBJ_NONE, "Event type"},
-  {"index", TW_FT_U8, 1, 8, 8, TW_OBJ_NONE, "Input index"},
+  {"task", TW_FT_U16, 0, 0, 16, TW_OBJ_TASK, D("Task number")},
+  {"msem", TW_FT_U16, 0, 16, 16, TW_OBJ_MSEM, D("Multi-semaphore number")},
+  {"type", TW_FT_ENUM8, 1, 0, 8, TW_OBJ_NONE, D("Event type")},
+  {"index", TW_FT_U8, 1, 8, 8, TW_OBJ_NONE, D("Input index")},
 };
 static const struct tw_enum_desc multi_sem_task_enums[] = {
-  {"ToTask", 0, TW_MARKER_UP_PUSH, "The multi-semaphore, given elsewhere, releases the task"},
-  {"Block", 1, TW_MARKER_DOWN_BLOCK, "The task blocks on the multi-semaphore"},
-  {"Take", 2, TW_MARKER_DOWN, "The task takes the multi-semaphore"},
+  {"ToTask", 0, TW_MARKER_UP_PUSH, D("The multi-semaphore, given elsewhere, releases the task")},
+  {"Block", 1, TW_MARKER_DOWN_BLOCK, D("The task blocks on the multi-semaphore")},
+  {"Take", 2, TW_MARKER_DOWN, D("The task takes the multi-semaphore")},
 };
 static const struct tw_field_desc multi_event_fields[] = {
-  {"mevent", TW_FT_U16, 0, 0, 16, TW_OBJ_MEVENT, "Multi-event number"},
-  {"type", TW_FT_ENUM8, 0, 16, 8, TW_OBJ_NONE, "Event type"},
-  {"index", TW_FT_U8, 0, 24, 8, TW_OBJ_NONE, "Input index"},
+  {"mevent", TW_FT_U16, 0, 0, 16, TW_OBJ_MEVENT, D("Multi-event number")},
+  {"type", TW_FT_ENUM8, 0, 16, 8, TW_OBJ_NONE, D("Event type")},
+  {"index", TW_FT_U8, 0, 24, 8, TW_OBJ_NONE, D("Input index")},
 };
 static const struct tw_enum_desc multi_event_enums[] = {
-  {"Trigger", 0, TW_MARKER_UP, "A task or an interrupt triggers the multi-event"},
+  {"Trigger", 0, TW_MARKER_UP, D("A task or an interrupt triggers the multi-event")},
 };
 static const struct tw_field_desc multi_event_task_fields[] = {
-  {"task", TW_FT_U16, 0, 0, 16, TW_OBJ_TASK, "Task number"},
-  {"mevent", TW_FT_U16, 0, 16, 16, TW_OBJ_MEVENT, "Multi-event number"},
-  {"type", TW_FT_ENUM8, 1, 0, 8, TW_OBJ_NONE, "Event type"},
-  {"index", TW_FT_U8, 1, 8, 8, TW_OBJ_NONE, "Input index"},
+  {"task", TW_FT_U16, 0, 0, 16, TW_OBJ_TASK, D("Task number")},
+  {"mevent", TW_FT_U16, 0, 16, 16, TW_OBJ_MEVENT, D("Multi-event number")},
+  {"type", TW_FT_ENUM8, 1, 0, 8, TW_OBJ_NONE, D("Event type")},
+  {"index", TW_FT_U8, 1, 8, 8, TW_OBJ_NONE, D("Input index")},
 };
 static const struct tw_enum_desc multi_event_task_enums[] = {
-  {"ToTask", 0, TW_MARKER_UP_PUSH, "The multi-event, triggered elsewhere, releases the task"},
-  {"Consume", 1, TW_MARKER_DOWN, "The task consumes the multi-event"},
-  {"Block", 2, TW_MARKER_DOWN_BLOCK, "The task blocks on the multi-event"},
+  {"ToTask", 0, TW_MARKER_UP_PUSH, D("The multi-event, triggered elsewhere, releases the task")},
+  {"Consume", 1, TW_MARKER_DOWN, D("The task consumes the multi-event")},
+  {"Block", 2, TW_MARKER_DOWN_BLOCK, D("The task blocks on the multi-event")},
 };
 static const struct tw_field_desc anti_sem_fields[] = {
-  {"asem", TW_FT_U16, 0, 0, 16, TW_OBJ_ASEM, "Anti-semaphore number"},
-  {"type", TW_FT_ENUM8, 0, 16, 8, TW_OBJ_NONE, "Event type"},
+  {"asem", TW_FT_U16, 0, 0, 16, TW_OBJ_ASEM, D("Anti-semaphore number")},
+  {"type", TW_FT_ENUM8, 0, 16, 8, TW_OBJ_NONE, D("Event type")},
 };
 static const struct tw_enum_desc anti_sem_enums[] = {
-  {"Add", 0, TW_MARKER_DOWN, "The anti-semaphore is added"},
-  {"Sub", 1, TW_MARKER_UP, "The anti-semaphore is subtracted and still blocks"},
-  {"Release", 2, TW_MARKER_UP_PUSH, "The anti-semaphore stops blocking; blocked tasks are released"},
+  {"Add", 0, TW_MARKER_DOWN, D("The anti-semaphore is added")},
+  {"Sub", 1, TW_MARKER_UP, D("The anti-semaphore is subtracted and still blocks")},
+  {"Release", 2, TW_MARKER_UP_PUSH, D("The anti-semaphore stops blocking; blocked tasks are released")},
 };
 static const struct tw_field_desc anti_sem_task_fields[] = {
-  {"task", TW_FT_U16, 0, 0, 16, TW_OBJ_TASK, "Task number"},
-  {"asem", TW_FT_U16, 0, 16, 16, TW_OBJ_ASEM, "Anti-semaphore number"},
-  {"type", TW_FT_ENUM8, 1, 0, 8, TW_OBJ_NONE, "Event type"},
+  {"task", TW_FT_U16, 0, 0, 16, TW_OBJ_TASK, D("Task number")},
+  {"asem", TW_FT_U16, 0, 16, 16, TW_OBJ_ASEM, D("Anti-semaphore number")},
+  {"type", TW_FT_ENUM8, 1, 0, 8, TW_OBJ_NONE, D("Event type")},
 };
 static const struct tw_enum_desc anti_sem_task_enums[] = {
-  {"Wait", 0, TW_MARKER_WAIT, "The task blocks on the anti-semaphore"},
-  {"Pass", 1, TW_MARKER_PASS, "The task passes the non-blocking anti-semaphore"},
+  {"Wait", 0, TW_MARKER_WAIT, D("The task blocks on the anti-semaphore")},
+  {"Pass", 1, TW_MARKER_PASS, D("The task passes the non-blocking anti-semaphore")},
 };
 static const struct tw_field_desc res_sem_fields[] = {
-  {"rsem", TW_FT_U16, 0, 0, 16, TW_OBJ_RSEM, "Res-semaphore number"},
-  {"type", TW_FT_ENUM8, 0, 16, 8, TW_OBJ_NONE, "Event type"},
+  {"rsem", TW_FT_U16, 0, 0, 16, TW_OBJ_RSEM, D("Res-semaphore number")},
+  {"type", TW_FT_ENUM8, 0, 16, 8, TW_OBJ_NONE, D("Event type")},
 };
 static const struct tw_enum_desc res_sem_enums[] = {
-  {"Give", 0, TW_MARKER_UP, "The res-semaphore is given"},
+  {"Give", 0, TW_MARKER_UP, D("The res-semaphore is given")},
 };
 static const struct tw_field_desc res_sem_task_fields[] = {
-  {"task", TW_FT_U16, 0, 0, 16, TW_OBJ_TASK, "Task number"},
-  {"rsem", TW_FT_U16, 0, 16, 16, TW_OBJ_RSEM, "Res-semaphore number"},
-  {"type", TW_FT_ENUM8, 1, 0, 8, TW_OBJ_NONE, "Event type"},
+  {"task", TW_FT_U16, 0, 0, 16, TW_OBJ_TASK, D("Task number")},
+  {"rsem", TW_FT_U16, 0, 16, 16, TW_OBJ_RSEM, D("Res-semaphore number")},
+  {"type", TW_FT_ENUM8, 1, 0, 8, TW_OBJ_NONE, D("Event type")},
 };
 static const struct tw_enum_desc res_sem_task_enums[] = {
-  {"ToTask", 0, TW_MARKER_UP_PUSH, "The res-semaphore, given elsewhere, releases the task"},
-  {"Wait", 1, TW_MARKER_WAIT, "The task blocks on the res-semaphore in wait()"},
-  {"Pass", 2, TW_MARKER_PASS, "The task passes the non-blocking res-semaphore"},
-  {"Block", 3, TW_MARKER_DOWN_BLOCK, "The task blocks on the res-semaphore"},
-  {"Take", 4, TW_MARKER_DOWN, "The task takes the res-semaphore in take()"},
+  {"ToTask", 0, TW_MARKER_UP_PUSH, D("The res-semaphore, given elsewhere, releases the task")},
+  {"Wait", 1, TW_MARKER_WAIT, D("The task blocks on the res-semaphore in wait()")},
+  {"Pass", 2, TW_MARKER_PASS, D("The task passes the non-blocking res-semaphore")},
+  {"Block", 3, TW_MARKER_DOWN_BLOCK, D("The task blocks on the res-semaphore")},
+  {"Take", 4, TW_MARKER_DOWN, D("The task takes the res-semaphore in take()")},
 };
 static const struct tw_field_desc trace_start_fields[] = {
-  {"mask", TW_FT_U32, 0, 0, 32, TW_OBJ_NONE, "Event mask in force"},
+  {"mask", TW_FT_U32, 0, 0, 32, TW_OBJ_NONE, D("Event mask in force")},
 };
 static const struct tw_field_desc trace_stop_fields[] = {
-  {"reason", TW_FT_U32, 0, 0, 32, TW_OBJ_NONE, "0 = command, 1 = application"},
+  {"reason", TW_FT_U32, 0, 0, 32, TW_OBJ_NONE, D("0 = command, 1 = application")},
 };
 static const struct tw_field_desc sync_fields[] = {
-  {"freq_hz", TW_FT_U32, 0, 0, 32, TW_OBJ_NONE, "Timestamp frequency in Hz"},
+  {"freq_hz", TW_FT_U32, 0, 0, 32, TW_OBJ_NONE, D("Timestamp frequency in Hz")},
 };
 static const struct tw_field_desc drops_fields[] = {
-  {"count", TW_FT_U32, 0, 0, 32, TW_OBJ_NONE, "Exact number of events dropped"},
+  {"count", TW_FT_U32, 0, 0, 32, TW_OBJ_NONE, D("Exact number of events dropped")},
 };
 static const struct tw_field_desc name_fields[] = {
-  {"kind", TW_FT_U8, 0, 0, 8, TW_OBJ_OBJKIND, "Object kind (tw_obj_kind)"},
-  {"prio", TW_FT_U8, 0, 8, 8, TW_OBJ_NONE, "Task priority (higher is more urgent); 0 for other kinds"},
-  {"number", TW_FT_U16, 0, 16, 16, TW_OBJ_NONE, "Object number"},
-  {"name", TW_FT_STRING, 0, 0, 0, TW_OBJ_NONE, "Name"},
+  {"kind", TW_FT_U8, 0, 0, 8, TW_OBJ_OBJKIND, D("Object kind (tw_obj_kind)")},
+  {"prio", TW_FT_U8, 0, 8, 8, TW_OBJ_NONE, D("Task priority (higher is more urgent); 0 for other kinds")},
+  {"number", TW_FT_U16, 0, 16, 16, TW_OBJ_NONE, D("Object number")},
+  {"name", TW_FT_STRING, 0, 0, 0, TW_OBJ_NONE, D("Name")},
 };
 static const struct tw_field_desc custom_decl_fields[] = {
-  {"id", TW_FT_U16, 0, 0, 16, TW_OBJ_NONE, "Event id being declared"},
-  {"timed", TW_FT_U8, 0, 16, 8, TW_OBJ_NONE, "1 when the first data word is a timestamp"},
-  {"nfields", TW_FT_U8, 0, 24, 8, TW_OBJ_NONE, "Number of fields"},
-  {"decl", TW_FT_STRING, 0, 0, 0, TW_OBJ_NONE, "\\\"Name field:type field:type ...\\\" (types U8 U16 U32)"},
+  {"id", TW_FT_U16, 0, 0, 16, TW_OBJ_NONE, D("Event id being declared")},
+  {"timed", TW_FT_U8, 0, 16, 8, TW_OBJ_NONE, D("1 when the first data word is a timestamp")},
+  {"nfields", TW_FT_U8, 0, 24, 8, TW_OBJ_NONE, D("Number of fields")},
+  {"decl", TW_FT_STRING, 0, 0, 0, TW_OBJ_NONE, D("\\\"Name field:type field:type ...\\\" (types U8 U16 U32)")},
 };
 
 const struct tw_event_desc tw_event_descs[] = {
   {1, TW_MOD_KERNEL, TW_EVF_TIMED, 1, 1, -1, TW_MARKER_NONE, 0,
    "CONTEXT_SWITCH", "ContextSwitch",
-   "Context switch; the thread switched out",
+   D("Context switch; the thread switched out"),
    context_switch_fields, NULL},
   {2, TW_MOD_KERNEL, TW_EVF_TIMED, 1, 1, -1, TW_MARKER_NONE, 0,
    "INTERRUPT", "Interrupt",
-   "An interrupt was taken",
+   D("An interrupt was taken"),
    interrupt_fields, NULL},
   {3, TW_MOD_KERNEL, TW_EVF_TIMED, 2, 2, -1, TW_MARKER_NONE, 0,
    "SLEEP", "Sleep",
-   "The CPU slept; the timestamp is when it entered sleep mode",
+   D("The CPU slept; the timestamp is when it entered sleep mode"),
    sleep_fields, NULL},
   {4, TW_MOD_RTOS, TW_EVF_TIMED, 1, 1, 0, TW_MARKER_PUSH, 2,
    "TASK_SWITCH", "TaskSwitch",
-   "A task becomes active, or interrupt context is entered or left",
+   D("A task becomes active, or interrupt context is entered or left"),
    task_switch_fields, task_switch_enums},
   {5, TW_MOD_RTOS, TW_EVF_TIMED, 3, 2, 2, TW_MARKER_NONE, 5,
    "MUTEX", "MutexEvent",
-   "Mutex operation by a task",
+   D("Mutex operation by a task"),
    mutex_fields, mutex_enums},
   {6, TW_MOD_RTOS, TW_EVF_TIMED, 2, 1, 1, TW_MARKER_NONE, 3,
    "SEM", "SemEvent",
-   "Semaphore operation not tied to one task",
+   D("Semaphore operation not tied to one task"),
    sem_fields, sem_enums},
   {7, TW_MOD_RTOS, TW_EVF_TIMED, 3, 2, 2, TW_MARKER_NONE, 3,
    "SEM_TASK", "SemEventTask",
-   "Semaphore operation by or on a task",
+   D("Semaphore operation by or on a task"),
    sem_task_fields, sem_task_enums},
   {8, TW_MOD_RTOS, TW_EVF_TIMED, 2, 1, 1, TW_MARKER_NONE, 1,
    "EVENT", "EventEvent",
-   "Event operation not tied to one task",
+   D("Event operation not tied to one task"),
    event_fields, event_enums},
   {9, TW_MOD_RTOS, TW_EVF_TIMED, 3, 2, 2, TW_MARKER_NONE, 3,
    "EVENT_TASK", "EventEventTask",
-   "Event operation by or on a task",
+   D("Event operation by or on a task"),
    event_task_fields, event_task_enums},
   {10, TW_MOD_RTOS, TW_EVF_TIMED, 3, 1, 1, TW_MARKER_NONE, 1,
    "MULTI_SEM", "MultiSemEvent",
-   "Multi-semaphore operation not tied to one task",
+   D("Multi-semaphore operation not tied to one task"),
    multi_sem_fields, multi_sem_enums},
   {11, TW_MOD_RTOS, TW_EVF_TIMED, 4, 2, 2, TW_MARKER_NONE, 3,
    "MULTI_SEM_TASK", "MultiSemEventTask",
-   "Multi-semaphore operation by or on a task",
+   D("Multi-semaphore operation by or on a task"),
    multi_sem_task_fields, multi_sem_task_enums},
   {12, TW_MOD_RTOS, TW_EVF_TIMED, 3, 1, 1, TW_MARKER_NONE, 1,
    "MULTI_EVENT", "MultiEventEvent",
-   "Multi-event operation not tied to one task",
+   D("Multi-event operation not tied to one task"),
    multi_event_fields, multi_event_enums},
   {13, TW_MOD_RTOS, TW_EVF_TIMED, 4, 2, 2, TW_MARKER_NONE, 3,
    "MULTI_EVENT_TASK", "MultiEventEventTask",
-   "Multi-event operation by or on a task",
+   D("Multi-event operation by or on a task"),
    multi_event_task_fields, multi_event_task_enums},
   {14, TW_MOD_RTOS, TW_EVF_TIMED, 2, 1, 1, TW_MARKER_NONE, 3,
    "ANTI_SEM", "AntiSemEvent",
-   "Anti-semaphore operation not tied to one task",
+   D("Anti-semaphore operation not tied to one task"),
    anti_sem_fields, anti_sem_enums},
   {15, TW_MOD_RTOS, TW_EVF_TIMED, 3, 2, 2, TW_MARKER_NONE, 2,
    "ANTI_SEM_TASK", "AntiSemEventTask",
-   "Anti-semaphore operation by a task",
+   D("Anti-semaphore operation by a task"),
    anti_sem_task_fields, anti_sem_task_enums},
   {16, TW_MOD_RTOS, TW_EVF_TIMED, 2, 1, 1, TW_MARKER_NONE, 1,
    "RES_SEM", "ResSemEvent",
-   "Res-semaphore operation not tied to one task",
+   D("Res-semaphore operation not tied to one task"),
    res_sem_fields, res_sem_enums},
   {17, TW_MOD_RTOS, TW_EVF_TIMED, 3, 2, 2, TW_MARKER_NONE, 5,
    "RES_SEM_TASK", "ResSemEventTask",
-   "Res-semaphore operation by or on a task",
+   D("Res-semaphore operation by or on a task"),
    res_sem_task_fields, res_sem_task_enums},
   {256, TW_MOD_CONTROL, TW_EVF_STREAMER, 1, 1, -1, TW_MARKER_NONE, 0,
    "TRACE_START", "TraceStart",
-   "Recording started",
+   D("Recording started"),
    trace_start_fields, NULL},
   {257, TW_MOD_CONTROL, TW_EVF_STREAMER, 1, 1, -1, TW_MARKER_NONE, 0,
    "TRACE_STOP", "TraceStop",
-   "Recording stopped",
+   D("Recording stopped"),
    trace_stop_fields, NULL},
   {258, TW_MOD_CONTROL, TW_EVF_STREAMER, 1, 1, -1, TW_MARKER_NONE, 0,
    "SYNC", "Sync",
-   "Periodic time sync; the record's 64-bit timestamp is authoritative",
+   D("Periodic time sync; the record's 64-bit timestamp is authoritative"),
    sync_fields, NULL},
   {259, TW_MOD_CONTROL, TW_EVF_STREAMER, 1, 1, -1, TW_MARKER_NONE, 0,
    "DROPS", "Drops",
-   "Events the ring dropped before the next event (ring overflow)",
+   D("Events the ring dropped before the next event (ring overflow)"),
    drops_fields, NULL},
   {260, TW_MOD_CONTROL, TW_EVF_STREAMER, 4, 1, -1, TW_MARKER_NONE, 0,
    "NAME", "Name",
-   "Name and attributes of a numbered object (a snapshot record)",
+   D("Name and attributes of a numbered object (a snapshot record)"),
    name_fields, NULL},
   {261, TW_MOD_CONTROL, TW_EVF_STREAMER, 4, 1, -1, TW_MARKER_NONE, 0,
    "CUSTOM_DECL", "CustomDecl",
-   "Declaration of a custom event kind (a snapshot record)",
+   D("Declaration of a custom event kind (a snapshot record)"),
    custom_decl_fields, NULL},
 };
 const size_t tw_event_ndescs = sizeof tw_event_descs / sizeof tw_event_descs[0];

@@ -19,7 +19,7 @@ const char *tw_logger_cmd_name(uint16_t cmd)
   return cmd < sizeof names / sizeof names[0] && names[cmd] ? names[cmd] : "?";
 }
 
-void tw_cmd_client_init(struct tw_cmd_client *c, struct tw_source *src, tw_cmd_pump_fn pump,
+void tw_cmd_client_init(struct tw_cmd_client *c, struct tw_conn *src, tw_cmd_pump_fn pump,
                         void *pump_ctx)
 {
   memset(c, 0, sizeof *c);
@@ -74,7 +74,7 @@ static int send_cmd(struct tw_cmd_client *c, const uint32_t *body, size_t nbody)
   for (size_t i = 0; i < nbody; i++)
     tw_store_be32(msg + TW_MSG_HDR_BYTES + 4 * i, body[i]);
   tw_store_be32(msg + len - 4, tw_pkt_footer((uint32_t)len));
-  return tw_source_write(c->src, msg, len);
+  return tw_conn_write(c->src, msg, len);
 }
 
 int tw_cmd_call(struct tw_cmd_client *c, uint16_t service, uint16_t cmd,
@@ -93,7 +93,7 @@ int tw_cmd_call(struct tw_cmd_client *c, uint16_t service, uint16_t cmd,
     r->attempts = attempt + 1;
     int rc = send_cmd(c, body, nbody);
     if (rc < 0 && rc != TW_EAGAIN && rc != TW_ENOTCONN) {
-      snprintf(c->err, sizeof c->err, "%s", tw_source_error(c->src));
+      snprintf(c->err, sizeof c->err, "%s", tw_conn_error(c->src));
       c->waiting = 0;
       return rc;
     }

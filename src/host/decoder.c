@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tracewire/host/decoder.h"
+#include "tracewire/events_gen.h"
 #include "tracewire/error.h"
 
 #define NAME_MAX_BYTES 64   /* longer names are cut (docs/host.md) */
@@ -325,13 +326,13 @@ static int field_type(const char *t, size_t n, enum tw_field_type *ft, uint8_t *
   return TW_EINVAL;
 }
 
-/* "Name field:type field:type ..." packed by the events.def rule: in order,
- * each field aligned to its width, a field that does not fit starts the
- * next word. */
+/* "Name field:type field:type ...": one 32-bit data word per field, the
+ * type saying how many of its low bits count (include/tracewire/trace.h,
+ * tw_custom_declare). */
 static int parse_decl(struct custom *c, const char *s, size_t n, unsigned timed)
 {
   const char *p = s, *end = s + n;
-  unsigned word = 0, bit = 0, nf = 0;
+  unsigned nf = 0;
   while (p < end && *p == ' ')
     p++;
   const char *tok = p;
@@ -357,24 +358,18 @@ static int parse_decl(struct custom *c, const char *s, size_t n, unsigned timed)
     uint8_t bits;
     if (field_type(colon + 1, (size_t)(p - colon - 1), &f->type, &bits) < 0)
       return TW_EINVAL;
-    bit = (bit + bits - 1) / bits * bits;
-    if (bit + bits > 32) {
-      word++;
-      bit = 0;
-    }
     memcpy(c->fnames[nf], tok, (size_t)(colon - tok));
     c->fnames[nf][colon - tok] = 0;
     f->name = c->fnames[nf];
-    f->word = (uint8_t)word;
-    f->shift = (uint8_t)bit;
+    f->word = (uint8_t)nf;
+    f->shift = 0;
     f->bits = bits;
     f->obj = TW_OBJ_NONE;
     f->doc = "";
-    bit += bits;
     nf++;
   }
   c->desc.nfields = (uint8_t)nf;
-  c->desc.payload_words = (uint8_t)(word + (bit > 0));
+  c->desc.payload_words = (uint8_t)nf;
   c->desc.flags = timed ? TW_EVF_TIMED : 0;
   c->desc.module = TW_MOD_CUSTOM;
   c->desc.marker_field = -1;
@@ -526,7 +521,7 @@ static void control(struct tw_decoder *d, int si, struct tw_event *ev)
 {
   struct stream *s = &d->streams[si];
   switch (ev->id) {
-  case 0x102: /* SYNC */
+  case TW_EV_SYNC:
     if (ev->values[0] && ev->values[0] != s->st.freq_hz) {
       stream_set_freq(s, ev->values[0]);
       ev->time_ns = to_ns(s, ev->ticks);
@@ -534,17 +529,17 @@ static void control(struct tw_decoder *d, int si, struct tw_event *ev)
       s->freq_known = 1;
     }
     break;
-  case 0x103: /* DROPS */
+  case TW_EV_DROPS:
     s->st.ring_drops += ev->values[0];
     s->pending_drops = ev->values[0];
     diag(d, TW_DIAG_RING_DROPS, 0, si, ev->values[0], 0,
          "target ring overflow: %u events dropped", ev->values[0]);
     break;
-  case 0x104: /* NAME */
+  case TW_EV_NAME:
     if (ev->nvalues >= 3)
       name_set(d, si, ev->endpoint, ev->values[0], ev->values[2], ev->str ? ev->str : "", ev->str_len);
     break;
-  case 0x105: /* CUSTOM_DECL */
+  case TW_EV_CUSTOM_DECL:
     if (ev->str)
       custom_declare(d, si, ev);
     break;

@@ -18,7 +18,7 @@
 #include "tracewire/error.h"
 
 struct tw_reader {
-  struct tw_source *src;
+  struct tw_conn *src;
   size_t max_pkt, read_bytes;
   uint8_t *buf;
   size_t cap, start, end;
@@ -34,7 +34,7 @@ struct tw_reader {
   void *bytes_ctx;
 };
 
-int tw_reader_open(struct tw_reader **out, struct tw_source *src, const struct tw_reader_cfg *cfg)
+int tw_reader_open(struct tw_reader **out, struct tw_conn *src, const struct tw_reader_cfg *cfg)
 {
   struct tw_reader *r = calloc(1, sizeof *r);
   if (!r)
@@ -76,7 +76,7 @@ void tw_reader_on_bytes(struct tw_reader *r, tw_tap_fn fn, void *ctx)
 unsigned long long tw_reader_pkt_offset(const struct tw_reader *r) { return r->pkt_off; }
 unsigned long long tw_reader_pkt_number(const struct tw_reader *r) { return r->pkt_num; }
 const struct tw_reader_stats *tw_reader_stats(const struct tw_reader *r) { return &r->st; }
-struct tw_source *tw_reader_source(const struct tw_reader *r) { return r->src; }
+struct tw_conn *tw_reader_conn(const struct tw_reader *r) { return r->src; }
 
 const char *tw_skip_reason(int reason)
 {
@@ -125,7 +125,7 @@ static int fill(struct tw_reader *r, int timeout_ms)
     r->end -= r->start;
     r->start = 0;
   }
-  int n = tw_source_read(r->src, r->buf + r->end, r->cap - r->end, timeout_ms);
+  int n = tw_conn_read(r->src, r->buf + r->end, r->cap - r->end, timeout_ms);
   if (n == TW_EOF) {
     r->eof = 1;
     return 0;

@@ -5,6 +5,7 @@
 #include "tracewire/host/synth.h"
 #include "tracewire/uia.h"
 #include "tracewire/vocab.h"
+#include "tracewire/events_gen.h"
 
 #define SYNTH_CUSTOM_ID 18
 static const char custom_decl[] = "Sensor channel:U8 level:U16 raw:U32";
@@ -113,17 +114,17 @@ static int preamble(struct tw_synth *g, struct out *o, unsigned inst)
 {
   uint32_t v[4];
   v[0] = g->cfg.freq_hz;
-  if (!event(g, o, inst, 0x102, TW_MOD_CONTROL, v, 1))
+  if (!event(g, o, inst, TW_EV_SYNC, TW_MOD_CONTROL, v, 1))
     return 0;
   if (!g->cfg.names)
     return 1;
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     uint32_t w = names[i].kind | (uint32_t)names[i].prio << 8 | (uint32_t)names[i].number << 16;
-    if (!snapshot(g, o, inst, 0x104, &w, 1, names[i].name))
+    if (!snapshot(g, o, inst, TW_EV_NAME, &w, 1, names[i].name))
       return 0;
   }
   uint32_t w = SYNTH_CUSTOM_ID | 1u << 16 | 3u << 24; /* id, timed, nfields */
-  return snapshot(g, o, inst, 0x105, &w, 1, custom_decl);
+  return snapshot(g, o, inst, TW_EV_CUSTOM_DECL, &w, 1, custom_decl);
 }
 
 /* One scripted event: every vocabulary event with a field desc, in turn. */
@@ -134,7 +135,7 @@ static int scripted(struct tw_synth *g, struct out *o, unsigned inst)
   g->ticks += 1 + rnd(g) % 50;
   if (g->cfg.drop_every && g->events && g->events % g->cfg.drop_every == 0) {
     v[0] = g->cfg.drop_count;
-    if (!event(g, o, inst, 0x103, TW_MOD_CONTROL, v, 1))
+    if (!event(g, o, inst, TW_EV_DROPS, TW_MOD_CONTROL, v, 1))
       return 0;
     g->drops += g->cfg.drop_count;
   }
@@ -143,9 +144,10 @@ static int scripted(struct tw_synth *g, struct out *o, unsigned inst)
       g->step++;
       return 1;
     }
-    w[0] = (rnd(g) & 7) | (rnd(g) & 0xFFFF) << 16;
-    w[1] = rnd(g);
-    if (!event(g, o, inst, SYNTH_CUSTOM_ID, TW_MOD_CUSTOM, w, 2))
+    w[0] = rnd(g) & 7;       /* one word per field (tw_custom_declare) */
+    w[1] = rnd(g) & 0xFFFF;
+    w[2] = rnd(g);
+    if (!event(g, o, inst, SYNTH_CUSTOM_ID, TW_MOD_CUSTOM, w, 3))
       return 0;
     g->step++;
     return 1;

@@ -161,6 +161,7 @@ struct tw_twt_reader {
   size_t start, end;
   unsigned long long base; /* file offset of buf[0] */
   uint64_t created;
+  int pending;             /* error to return on the next call */
 };
 
 static int rfill(struct tw_twt_reader *r, size_t need)
@@ -234,6 +235,11 @@ int tw_twt_open(const char *path, struct tw_twt_reader **out, char *err, size_t 
 
 int tw_twt_next(struct tw_twt_reader *r, struct tw_twt_chunk *c)
 {
+  if (r->pending) {
+    int e = r->pending;
+    r->pending = 0;
+    return e;
+  }
   int rc = rfill(r, TW_TWT_CHUNK_HDR_BYTES);
   if (rc < 0)
     return rc;
@@ -263,12 +269,17 @@ int tw_twt_next(struct tw_twt_reader *r, struct tw_twt_chunk *c)
   rc = rfill(r, TW_TWT_CHUNK_HDR_BYTES + c->len);
   if (rc < 0)
     return rc;
+  c->truncated = 0;
   if (rc == 0) {
+    /* the part that made it to disk is still what was received: hand it
+     * out, and report the truncation on the next call */
+    size_t have = r->end - r->start - TW_TWT_CHUNK_HDR_BYTES;
     snprintf(r->msg, sizeof r->msg, "%s: truncated chunk at file offset %llu (%zu of %u payload "
              "bytes): the recording did not finish; everything before it was read", r->path, off,
-             r->end - r->start - TW_TWT_CHUNK_HDR_BYTES, c->len);
-    r->start = r->end;
-    return TW_ETRUNC;
+             have, c->len);
+    c->len = (uint32_t)have;
+    c->truncated = 1;
+    r->pending = TW_ETRUNC;
   }
   c->file_offset = off;
   c->data = r->buf + r->start + TW_TWT_CHUNK_HDR_BYTES;

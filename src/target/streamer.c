@@ -381,10 +381,12 @@ static int work_step(struct tw_streamer *s)
     return 0;
   case TW_SW_STOP:
     if (s->running) {
-      /* what was recorded before the stop goes out before TRACE_STOP */
-      while ((rc = drain_one(s, 0)) > 0)
-        ;
-      if (rc)
+      /* what was recorded before the stop goes out before TRACE_STOP;
+       * bounded by what the ring could hold, since kernel hooks of a
+       * non-dynamic logger keep recording whatever the mask says */
+      while (s->stop_budget && (rc = drain_one(s, 0)) > 0)
+        s->stop_budget--;
+      if (rc < 0)
         return rc;
       rc = write_control(s, TW_EV_TRACE_STOP, s->now, s->stop_reason);
       if (rc)
@@ -440,6 +442,7 @@ int tw_streamer_stop(struct tw_streamer *s, uint32_t reason)
   if (rc)
     return rc;
   s->stop_reason = reason;
+  s->stop_budget = s->cfg.source.capacity_words ? s->cfg.source.capacity_words : 0xFFFFFFFFu;
   /* emitters stop at once; the ring is drained before TRACE_STOP */
   apply_mask(s, 0);
   return 0;

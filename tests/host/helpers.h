@@ -7,7 +7,7 @@
 #include "tracewire/host/decoder.h"
 #include "tracewire/host/format.h"
 #include "tracewire/host/reader.h"
-#include "tracewire/host/source.h"
+#include "tracewire/host/conn.h"
 #include "tracewire/host/synth.h"
 
 #define MAX_PKTS 4096
@@ -84,11 +84,11 @@ static inline size_t count_diags(const struct text *t, enum tw_diag_kind k)
  * (caller closes) so stats can be checked. */
 static inline struct tw_decoder *decode_mem(const void *data, size_t len, struct text *t)
 {
-  struct tw_source *src;
+  struct tw_conn *src;
   struct tw_reader *r;
   struct tw_decoder *d;
   memset(t, 0, sizeof *t);
-  if (tw_source_mem_open(data, len, &src) || tw_reader_open(&r, src, NULL) || tw_decoder_open(&d, NULL))
+  if (tw_conn_mem_open(data, len, &src) || tw_reader_open(&r, src, NULL) || tw_decoder_open(&d, NULL))
     abort();
   t->d = d;
   tw_decoder_on_event(d, text_event, t);
@@ -96,7 +96,7 @@ static inline struct tw_decoder *decode_mem(const void *data, size_t len, struct
   if (tw_decoder_run(d, r) != 0)
     abort();
   tw_reader_close(r);
-  tw_source_close(src);
+  tw_conn_close(src);
   return d;
 }
 

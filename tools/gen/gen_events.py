@@ -328,20 +328,35 @@ def gen_desc(events):
  */
 #include "tracewire/vocab.h"
 
+/* Doc strings are for hosts (decoders, docs); a freestanding target build
+ * drops them unless asked (they are most of this table's size). */
+#ifndef TW_CFG_VOCAB_DOCS
+#if defined(__STDC_HOSTED__) && __STDC_HOSTED__
+#define TW_CFG_VOCAB_DOCS 1
+#else
+#define TW_CFG_VOCAB_DOCS 0
+#endif
+#endif
+#if TW_CFG_VOCAB_DOCS
+#define D(s) s
+#else
+#define D(s) ""
+#endif
+
 """)
     for ev in events:
         n = lower(ev["name"])
         if ev["fields"]:
             o.append("static const struct tw_field_desc %s_fields[] = {\n" % n)
             for f in ev["fields"]:
-                o.append("  {%s, TW_FT_%s, %d, %d, %d, TW_OBJ_%s, %s},\n"
+                o.append("  {%s, TW_FT_%s, %d, %d, %d, TW_OBJ_%s, D(%s)},\n"
                          % (c_str(f["name"]), f["type"], f["word"], f["shift"], f["bits"],
                             f["obj"], c_str(f["doc"])))
             o.append("};\n")
         if ev["enums"]:
             o.append("static const struct tw_enum_desc %s_enums[] = {\n" % n)
             for e in ev["enums"]:
-                o.append("  {%s, %d, TW_MARKER_%s, %s},\n"
+                o.append("  {%s, %d, TW_MARKER_%s, D(%s)},\n"
                          % (c_str(e["name"]), e["value"], e["marker"], c_str(e["doc"])))
             o.append("};\n")
     o.append("\nconst struct tw_event_desc tw_event_descs[] = {\n")
@@ -349,7 +364,7 @@ def gen_desc(events):
         n = lower(ev["name"])
         flags = " | ".join("TW_EVF_%s" % k for k, v in sorted(FLAGS.items(), key=lambda kv: kv[1])
                            if ev["flags"] & v) or "0"
-        o.append("  {%d, TW_MOD_%s, %s, %d, %d, %d, TW_MARKER_%s, %d,\n   %s, %s,\n   %s,\n   %s, %s},\n"
+        o.append("  {%d, TW_MOD_%s, %s, %d, %d, %d, TW_MARKER_%s, %d,\n   %s, %s,\n   D(%s),\n   %s, %s},\n"
                  % (ev["id"], ev["module"], flags, len(ev["fields"]), ev["words"], ev["mindex"],
                     ev["marker"], len(ev["enums"]), c_str(ev["name"]), c_str(ev["seed"]),
                     c_str(ev["doc"]), "%s_fields" % n if ev["fields"] else "NULL",

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "tracewire/uia.h"
-#include "tracewire/host/source.h"
+#include "tracewire/host/conn.h"
 
 /* Read and dispatch for up to timeout_ms. 0 or TW_EAGAIN to go on; another
  * error (TW_EOF, a source error) ends the wait. */
@@ -32,7 +32,7 @@ struct tw_cmd_reply_info {
 };
 
 struct tw_cmd_client {
-  struct tw_source *src;
+  struct tw_conn *src;
   tw_cmd_pump_fn pump;
   void *pump_ctx;
   uint16_t dest;              /* target endpoint (BROADCAST until known) */
@@ -49,7 +49,7 @@ struct tw_cmd_client {
   char err[256];
 };
 
-void tw_cmd_client_init(struct tw_cmd_client *c, struct tw_source *src, tw_cmd_pump_fn pump,
+void tw_cmd_client_init(struct tw_cmd_client *c, struct tw_conn *src, tw_cmd_pump_fn pump,
                         void *pump_ctx);
 /* Route a received message packet here. Returns 1 when it was the awaited reply. */
 int tw_cmd_client_msg(struct tw_cmd_client *c, const struct tw_pkt *pkt);

@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "tracewire/uia.h"
-#include "tracewire/host/source.h"
+#include "tracewire/host/conn.h"
 
 struct tw_reader_cfg {
   size_t max_pkt_bytes; /* bound on any length field; 0: TW_EVPKT_MAX_BYTES */
@@ -48,7 +48,7 @@ struct tw_reader_stats {
 
 struct tw_reader;
 
-int tw_reader_open(struct tw_reader **out, struct tw_source *src, const struct tw_reader_cfg *cfg);
+int tw_reader_open(struct tw_reader **out, struct tw_conn *src, const struct tw_reader_cfg *cfg);
 void tw_reader_close(struct tw_reader *r); /* does not close the source */
 /* Called for every skipped region, before the packet that ends it. */
 void tw_reader_on_skip(struct tw_reader *r, tw_skip_fn fn, void *ctx);
@@ -65,7 +65,7 @@ int tw_reader_next(struct tw_reader *r, struct tw_pkt *pkt, int timeout_ms);
 unsigned long long tw_reader_pkt_offset(const struct tw_reader *r);
 unsigned long long tw_reader_pkt_number(const struct tw_reader *r);
 const struct tw_reader_stats *tw_reader_stats(const struct tw_reader *r);
-struct tw_source *tw_reader_source(const struct tw_reader *r);
+struct tw_conn *tw_reader_conn(const struct tw_reader *r);
 
 /* Text for a skip reason: "bad footer", "impossible length", ... */
 const char *tw_skip_reason(int reason);

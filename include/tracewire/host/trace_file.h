@@ -20,9 +20,10 @@
  * chunks, u64 wall-clock ns at the end).
  *
  * Truncation: chunks are written whole, one write() each; a crash leaves
- * a prefix of whole chunks plus at most one partial chunk, which readers
- * report (file offset, bytes) and ignore. A file without END was not
- * stopped cleanly; everything before the damage is still read.
+ * a prefix of whole chunks plus at most one partial chunk. Readers deliver
+ * the partial chunk's bytes (flagged truncated) and then report the
+ * truncation (file offset, bytes). A file without END was not stopped
+ * cleanly; everything before the damage is still read.
  *
  * Context: one thread per writer or reader.
  */
@@ -48,6 +49,7 @@ struct tw_twt_chunk {
   uint32_t len;
   uint64_t arrival_ns;
   unsigned long long file_offset; /* of the chunk header */
+  int truncated;                  /* the file ends inside this chunk: len is what is there */
   const uint8_t *data;            /* valid until the next call */
 };
 
@@ -67,8 +69,9 @@ unsigned long long tw_twt_data_bytes(const struct tw_twt_writer *w);
 /* 1 if the file at path starts with the .twt magic, 0 if not, <0 on error. */
 int tw_twt_probe(const char *path);
 int tw_twt_open(const char *path, struct tw_twt_reader **out, char *err, size_t errcap);
-/* Next chunk: 1, 0 at the end, or TW_ETRUNC for a partial last chunk /
- * TW_EBADMSG for a damaged chunk header (see tw_twt_reader_error()). */
+/* Next chunk: 1, 0 at the end, or TW_ETRUNC after a partial last chunk
+ * (which was returned first, truncated set) / TW_EBADMSG for a damaged
+ * chunk header (see tw_twt_reader_error()). */
 int tw_twt_next(struct tw_twt_reader *r, struct tw_twt_chunk *c);
 uint64_t tw_twt_created_ns(const struct tw_twt_reader *r);
 const char *tw_twt_reader_error(const struct tw_twt_reader *r);

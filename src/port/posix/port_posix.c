@@ -115,10 +115,13 @@ static _Thread_local sigset_t irq_saved;
 
 uint32_t tw_port_irq_lock(void)
 {
+  sigset_t all, old;
+  /* mask first: a handler that ran between the depth check and the mask
+   * would see depth 1 and skip the spinlock */
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &old);
   if (irq_depth++ == 0) {
-    sigset_t all;
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, &irq_saved);
+    irq_saved = old;
     while (__atomic_exchange_n(&irq_lock_word, 1, __ATOMIC_ACQUIRE))
       while (__atomic_load_n(&irq_lock_word, __ATOMIC_RELAXED))
         ;

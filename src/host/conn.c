@@ -6,11 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tracewire/host/source.h"
+#include "tracewire/host/conn.h"
 #include "tracewire/host/sys.h"
 #include "tracewire/error.h"
 
-void tw__source_init(struct tw_source *s, const struct tw_source_ops *ops, const char *name)
+void tw__conn_init(struct tw_conn *s, const struct tw_conn_ops *ops, const char *name)
 {
   s->ops = ops;
   s->fd = -1;
@@ -19,7 +19,7 @@ void tw__source_init(struct tw_source *s, const struct tw_source_ops *ops, const
   s->nread = 0;
 }
 
-int tw__source_errno(struct tw_source *s, const char *what)
+int tw__conn_errno(struct tw_conn *s, const char *what)
 {
   int e = errno;
   snprintf(s->err, sizeof s->err, "%s: %s: %s", s->name, what, strerror(e));
@@ -36,7 +36,7 @@ int tw__source_errno(struct tw_source *s, const char *what)
   }
 }
 
-int tw__fd_wait(struct tw_source *s, int fd, short events, int timeout_ms)
+int tw__fd_wait(struct tw_conn *s, int fd, short events, int timeout_ms)
 {
   struct pollfd p = { .fd = fd, .events = events };
   for (;;) {
@@ -46,11 +46,11 @@ int tw__fd_wait(struct tw_source *s, int fd, short events, int timeout_ms)
     if (n == 0)
       return TW_EAGAIN;
     if (errno != EINTR)
-      return tw__source_errno(s, "poll");
+      return tw__conn_errno(s, "poll");
   }
 }
 
-int tw__fd_read(struct tw_source *s, int fd, void *buf, size_t cap, int timeout_ms)
+int tw__fd_read(struct tw_conn *s, int fd, void *buf, size_t cap, int timeout_ms)
 {
   if (cap > 0x40000000u)
     cap = 0x40000000u; /* the result must fit an int */
@@ -71,11 +71,11 @@ int tw__fd_read(struct tw_source *s, int fd, void *buf, size_t cap, int timeout_
       continue;
     if (errno == EAGAIN && timeout_ms != 0)
       continue; /* spurious wakeup: wait again */
-    return tw__source_errno(s, "read");
+    return tw__conn_errno(s, "read");
   }
 }
 
-int tw__fd_write_all(struct tw_source *s, int fd, const void *buf, size_t n)
+int tw__fd_write_all(struct tw_conn *s, int fd, const void *buf, size_t n)
 {
   const char *p = buf;
   while (n > 0) {
@@ -95,17 +95,17 @@ int tw__fd_write_all(struct tw_source *s, int fd, const void *buf, size_t n)
     }
     if (w == 0)
       errno = EIO;
-    return tw__source_errno(s, "write");
+    return tw__conn_errno(s, "write");
   }
   return 0;
 }
 
-int tw_source_read(struct tw_source *s, void *buf, size_t cap, int timeout_ms)
+int tw_conn_read(struct tw_conn *s, void *buf, size_t cap, int timeout_ms)
 {
   return s->ops->read(s, buf, cap, timeout_ms);
 }
 
-int tw_source_write(struct tw_source *s, const void *buf, size_t n)
+int tw_conn_write(struct tw_conn *s, const void *buf, size_t n)
 {
   if (!s->ops->write) {
     snprintf(s->err, sizeof s->err, "%s: cannot send to a %s source", s->name, s->ops->scheme);
@@ -114,18 +114,18 @@ int tw_source_write(struct tw_source *s, const void *buf, size_t n)
   return s->ops->write(s, buf, n);
 }
 
-void tw_source_close(struct tw_source *s)
+void tw_conn_close(struct tw_conn *s)
 {
   if (s)
     s->ops->close(s);
 }
 
-const char *tw_source_error(const struct tw_source *s)
+const char *tw_conn_error(const struct tw_conn *s)
 {
   return s->err[0] ? s->err : "no error";
 }
 
-long long tw_source_locate(struct tw_source *s, unsigned long long off)
+long long tw_conn_locate(struct tw_conn *s, unsigned long long off)
 {
   return s->ops->locate ? s->ops->locate(s, off) : (long long)off;
 }

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tracewire/host/source.h"
+#include "tracewire/host/conn.h"
 #include "tracewire/error.h"
 
 /* "host:port", "[v6]:port", ":port" (host defaults to def_host). */
@@ -33,12 +33,12 @@ static int split_hostport(const char *hp, const char *def_host, char *host, size
   return port[0] ? 0 : TW_EINVAL;
 }
 
-static int open_tcp(const char *rest, struct tw_source **out, char *err, size_t errcap)
+static int open_tcp(const char *rest, struct tw_conn **out, char *err, size_t errcap)
 {
   char host[256], port[32];
   if (split_hostport(rest, NULL, host, sizeof host, port, sizeof port) < 0)
     goto bad;
-  return tw_source_tcp_connect(host, port, out, err, errcap);
+  return tw_conn_tcp_connect(host, port, out, err, errcap);
 bad:
   snprintf(err, errcap, "tcp://%s: expected tcp://HOST:PORT", rest);
   return TW_EINVAL;
@@ -46,17 +46,17 @@ bad:
 
 /* Listening transports bind to loopback unless an address is given: a
  * recorder should not be reachable from the network by accident. */
-static int open_tcp_listen(const char *rest, struct tw_source **out, char *err, size_t errcap)
+static int open_tcp_listen(const char *rest, struct tw_conn **out, char *err, size_t errcap)
 {
   char host[256], port[32];
   if (split_hostport(rest, "127.0.0.1", host, sizeof host, port, sizeof port) < 0) {
     snprintf(err, errcap, "tcp-listen://%s: expected tcp-listen://[ADDR]:PORT", rest);
     return TW_EINVAL;
   }
-  return tw_source_tcp_listen(host, port, NULL, out, err, errcap);
+  return tw_conn_tcp_listen(host, port, NULL, out, err, errcap);
 }
 
-static int open_udp(const char *rest, struct tw_source **out, char *err, size_t errcap)
+static int open_udp(const char *rest, struct tw_conn **out, char *err, size_t errcap)
 {
   char host[256], port[32], hp[300], thost[256], tport[32];
   const char *q = strchr(rest, '?');
@@ -67,13 +67,13 @@ static int open_udp(const char *rest, struct tw_source **out, char *err, size_t 
     snprintf(err, errcap, "udp://%s: expected udp://[ADDR]:PORT[?target=HOST:PORT]", rest);
     return TW_EINVAL;
   }
-  int rc = tw_source_udp_open(host, port, NULL, out, err, errcap);
-  if (rc == 0 && q && (rc = tw_source_udp_set_peer(*out, thost, tport, err, errcap)) < 0)
-    tw_source_close(*out);
+  int rc = tw_conn_udp_open(host, port, NULL, out, err, errcap);
+  if (rc == 0 && q && (rc = tw_conn_udp_set_peer(*out, thost, tport, err, errcap)) < 0)
+    tw_conn_close(*out);
   return rc;
 }
 
-static int open_serial(const char *rest, struct tw_source **out, char *err, size_t errcap)
+static int open_serial(const char *rest, struct tw_conn **out, char *err, size_t errcap)
 {
   char dev[256];
   unsigned baud = 115200;
@@ -86,17 +86,17 @@ static int open_serial(const char *rest, struct tw_source **out, char *err, size
       return TW_EINVAL;
     }
   }
-  return tw_source_serial_open(dev, baud, out, err, errcap);
+  return tw_conn_serial_open(dev, baud, out, err, errcap);
 }
 
-static int open_file(const char *rest, struct tw_source **out, char *err, size_t errcap)
+static int open_file(const char *rest, struct tw_conn **out, char *err, size_t errcap)
 {
-  return tw_source_file_open(rest, out, err, errcap);
+  return tw_conn_file_open(rest, out, err, errcap);
 }
 
 static const struct {
   const char *prefix;
-  int (*open)(const char *rest, struct tw_source **out, char *err, size_t errcap);
+  int (*open)(const char *rest, struct tw_conn **out, char *err, size_t errcap);
 } schemes[] = {
   {"tcp://", open_tcp},
   {"tcp-listen://", open_tcp_listen},
@@ -105,7 +105,7 @@ static const struct {
   {"file://", open_file},
 };
 
-int tw_source_open(const char *uri, struct tw_source **out, char *err, size_t errcap)
+int tw_conn_open(const char *uri, struct tw_conn **out, char *err, size_t errcap)
 {
   for (size_t i = 0; i < sizeof schemes / sizeof schemes[0]; i++) {
     size_t n = strlen(schemes[i].prefix);
@@ -116,5 +116,5 @@ int tw_source_open(const char *uri, struct tw_source **out, char *err, size_t er
     snprintf(err, errcap, "%s: unknown scheme (tcp, tcp-listen, udp, serial, file)", uri);
     return TW_EINVAL;
   }
-  return tw_source_file_open(uri, out, err, errcap);
+  return tw_conn_file_open(uri, out, err, errcap);
 }

@@ -8,21 +8,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tracewire/host/source.h"
+#include "tracewire/host/conn.h"
 #include "tracewire/host/sys.h"
 #include "tracewire/error.h"
 
 struct udp_source {
-  struct tw_source base;
+  struct tw_conn base;
   struct sockaddr_storage peer;
   socklen_t peer_len;
 };
 
 /* Resolve addr:port (passive), create a socket of `type`, SO_REUSEADDR,
  * bind, and record the bound port. Returns the fd or a TW_E* code. */
-int tw__bind_socket(struct tw_source *s, const char *addr, const char *port, int type,
+int tw__bind_socket(struct tw_conn *s, const char *addr, const char *port, int type,
                     char *err, size_t errcap);
-int tw__bind_socket(struct tw_source *s, const char *addr, const char *port, int type,
+int tw__bind_socket(struct tw_conn *s, const char *addr, const char *port, int type,
                     char *err, size_t errcap)
 {
   struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = type, .ai_flags = AI_PASSIVE };
@@ -36,13 +36,13 @@ int tw__bind_socket(struct tw_source *s, const char *addr, const char *port, int
   for (struct addrinfo *ai = res; ai && fd < 0; ai = ai->ai_next) {
     fd = tw_sys->socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
     if (fd < 0) {
-      rc = tw__source_errno(s, "socket");
+      rc = tw__conn_errno(s, "socket");
       continue;
     }
     int one = 1;
     tw_sys->setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     if (tw_sys->bind(fd, ai->ai_addr, ai->ai_addrlen) != 0) {
-      rc = tw__source_errno(s, "bind");
+      rc = tw__conn_errno(s, "bind");
       tw_sys->close(fd);
       fd = -1;
     }
@@ -60,7 +60,7 @@ int tw__bind_socket(struct tw_source *s, const char *addr, const char *port, int
   return fd;
 }
 
-static int udp_read(struct tw_source *s, void *buf, size_t cap, int timeout_ms)
+static int udp_read(struct tw_conn *s, void *buf, size_t cap, int timeout_ms)
 {
   struct udp_source *u = (struct udp_source *)s;
   if (cap > 0x40000000u)
@@ -79,11 +79,11 @@ static int udp_read(struct tw_source *s, void *buf, size_t cap, int timeout_ms)
       continue; /* an empty datagram carries nothing */
     if (errno == EINTR || errno == EAGAIN)
       continue;
-    return tw__source_errno(s, "recvfrom");
+    return tw__conn_errno(s, "recvfrom");
   }
 }
 
-static int udp_write(struct tw_source *s, const void *buf, size_t n)
+static int udp_write(struct tw_conn *s, const void *buf, size_t n)
 {
   struct udp_source *u = (struct udp_source *)s;
   if (u->peer_len == 0) {
@@ -98,30 +98,30 @@ static int udp_write(struct tw_source *s, const void *buf, size_t n)
       continue;
     if (w >= 0)
       errno = EMSGSIZE;
-    return tw__source_errno(s, "sendto");
+    return tw__conn_errno(s, "sendto");
   }
 }
 
-static void udp_close(struct tw_source *s)
+static void udp_close(struct tw_conn *s)
 {
   if (s->fd >= 0)
     tw_sys->close(s->fd);
   free(s);
 }
 
-static const struct tw_source_ops udp_ops = {
+static const struct tw_conn_ops udp_ops = {
   .scheme = "udp", .read = udp_read, .write = udp_write, .close = udp_close,
 };
 
-int tw_source_udp_open(const char *addr, const char *port, int *bound_port,
-                       struct tw_source **out, char *err, size_t errcap)
+int tw_conn_udp_open(const char *addr, const char *port, int *bound_port,
+                       struct tw_conn **out, char *err, size_t errcap)
 {
   struct udp_source *u = calloc(1, sizeof *u);
   if (!u)
     return TW_ENOMEM;
   char name[256];
   snprintf(name, sizeof name, "udp://%s:%s", addr, port);
-  tw__source_init(&u->base, &udp_ops, name);
+  tw__conn_init(&u->base, &udp_ops, name);
   int fd = tw__bind_socket(&u->base, addr, port, SOCK_DGRAM, err, errcap);
   if (fd < 0) {
     free(u);
@@ -137,9 +137,9 @@ int tw_source_udp_open(const char *addr, const char *port, int *bound_port,
   return 0;
 }
 
-int tw_source_bound_port(const struct tw_source *s) { return s->bound_port; }
+int tw_conn_bound_port(const struct tw_conn *s) { return s->bound_port; }
 
-int tw_source_udp_set_peer(struct tw_source *s, const char *host, const char *port, char *err,
+int tw_conn_udp_set_peer(struct tw_conn *s, const char *host, const char *port, char *err,
                            size_t errcap)
 {
   struct udp_source *u = (struct udp_source *)s;

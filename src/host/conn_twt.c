@@ -7,15 +7,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tracewire/host/source.h"
-#include "tracewire/host/source_twt.h"
+#include "tracewire/host/conn.h"
+#include "tracewire/host/conn_twt.h"
 #include "tracewire/host/trace_file.h"
 #include "tracewire/error.h"
 
 #define MAPS 64
 
 struct twt_source {
-  struct tw_source base;
+  struct tw_conn base;
   struct tw_twt_reader *r;
   int want;                  /* source id, or -1 */
   struct tw_twt_chunk c;
@@ -28,7 +28,7 @@ struct twt_source {
   unsigned nmap;
 };
 
-static int twt_read(struct tw_source *s, void *buf, size_t cap, int timeout_ms)
+static int twt_read(struct tw_conn *s, void *buf, size_t cap, int timeout_ms)
 {
   struct twt_source *t = (struct twt_source *)s;
   (void)timeout_ms;
@@ -63,7 +63,7 @@ static int twt_read(struct tw_source *s, void *buf, size_t cap, int timeout_ms)
   return (int)n;
 }
 
-static long long twt_locate(struct tw_source *s, unsigned long long off)
+static long long twt_locate(struct tw_conn *s, unsigned long long off)
 {
   struct twt_source *t = (struct twt_source *)s;
   unsigned n = t->nmap < MAPS ? t->nmap : MAPS;
@@ -73,23 +73,23 @@ static long long twt_locate(struct tw_source *s, unsigned long long off)
   return -1;
 }
 
-static void twt_close(struct tw_source *s)
+static void twt_close(struct tw_conn *s)
 {
   struct twt_source *t = (struct twt_source *)s;
   tw_twt_close_reader(t->r);
   free(t);
 }
 
-static const struct tw_source_ops twt_ops = {
+static const struct tw_conn_ops twt_ops = {
   .scheme = "twt", .read = twt_read, .close = twt_close, .locate = twt_locate,
 };
 
-int tw_source_twt_open(const char *path, int source_id, struct tw_source **out, char *err, size_t errcap)
+int tw_conn_twt_open(const char *path, int source_id, struct tw_conn **out, char *err, size_t errcap)
 {
   struct twt_source *t = calloc(1, sizeof *t);
   if (!t)
     return TW_ENOMEM;
-  tw__source_init(&t->base, &twt_ops, path);
+  tw__conn_init(&t->base, &twt_ops, path);
   int rc = tw_twt_open(path, &t->r, err, errcap);
   if (rc < 0) {
     free(t);
@@ -100,7 +100,7 @@ int tw_source_twt_open(const char *path, int source_id, struct tw_source **out, 
   return 0;
 }
 
-void tw_source_twt_on_chunk(struct tw_source *s, tw_twt_chunk_fn fn, void *ctx)
+void tw_conn_twt_on_chunk(struct tw_conn *s, tw_twt_chunk_fn fn, void *ctx)
 {
   struct twt_source *t = (struct twt_source *)s;
   t->on_chunk = fn;

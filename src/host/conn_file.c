@@ -5,36 +5,36 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tracewire/host/source.h"
+#include "tracewire/host/conn.h"
 #include "tracewire/host/sys.h"
 #include "tracewire/error.h"
 
-static int file_read(struct tw_source *s, void *buf, size_t cap, int timeout_ms)
+static int file_read(struct tw_conn *s, void *buf, size_t cap, int timeout_ms)
 {
   (void)timeout_ms; /* regular files never block */
   return tw__fd_read(s, s->fd, buf, cap, -1);
 }
 
-static void file_close(struct tw_source *s)
+static void file_close(struct tw_conn *s)
 {
   if (s->fd >= 0)
     tw_sys->close(s->fd);
   free(s);
 }
 
-static const struct tw_source_ops file_ops = {
+static const struct tw_conn_ops file_ops = {
   .scheme = "file", .read = file_read, .write = NULL, .close = file_close,
 };
 
-int tw_source_file_open(const char *path, struct tw_source **out, char *err, size_t errcap)
+int tw_conn_file_open(const char *path, struct tw_conn **out, char *err, size_t errcap)
 {
-  struct tw_source *s = calloc(1, sizeof *s);
+  struct tw_conn *s = calloc(1, sizeof *s);
   if (!s)
     return TW_ENOMEM;
-  tw__source_init(s, &file_ops, path);
+  tw__conn_init(s, &file_ops, path);
   s->fd = strcmp(path, "-") == 0 ? 0 : tw_sys->open(path, O_RDONLY | O_CLOEXEC, 0);
   if (s->fd < 0) {
-    int rc = tw__source_errno(s, "open");
+    int rc = tw__conn_errno(s, "open");
     snprintf(err, errcap, "%s", s->err);
     free(s);
     return rc;

@@ -7,36 +7,36 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tracewire/host/source.h"
+#include "tracewire/host/conn.h"
 #include "tracewire/host/sys.h"
 #include "tracewire/error.h"
 
-static int tcp_read(struct tw_source *s, void *buf, size_t cap, int timeout_ms)
+static int tcp_read(struct tw_conn *s, void *buf, size_t cap, int timeout_ms)
 {
   return tw__fd_read(s, s->fd, buf, cap, timeout_ms);
 }
 
-static int tcp_write(struct tw_source *s, const void *buf, size_t n)
+static int tcp_write(struct tw_conn *s, const void *buf, size_t n)
 {
   return tw__fd_write_all(s, s->fd, buf, n);
 }
 
-static void tcp_close(struct tw_source *s)
+static void tcp_close(struct tw_conn *s)
 {
   if (s->fd >= 0)
     tw_sys->close(s->fd);
   free(s);
 }
 
-static const struct tw_source_ops tcp_ops = {
+static const struct tw_conn_ops tcp_ops = {
   .scheme = "tcp", .read = tcp_read, .write = tcp_write, .close = tcp_close,
 };
 
 /* Shared with source_tcp_listen.c: the accepted connection uses these ops. */
-const struct tw_source_ops *tw__tcp_ops(void);
-const struct tw_source_ops *tw__tcp_ops(void) { return &tcp_ops; }
+const struct tw_conn_ops *tw__tcp_ops(void);
+const struct tw_conn_ops *tw__tcp_ops(void) { return &tcp_ops; }
 
-int tw_source_tcp_connect(const char *host, const char *port, struct tw_source **out,
+int tw_conn_tcp_connect(const char *host, const char *port, struct tw_conn **out,
                           char *err, size_t errcap)
 {
   struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *res, *ai;
@@ -45,19 +45,19 @@ int tw_source_tcp_connect(const char *host, const char *port, struct tw_source *
     snprintf(err, errcap, "tcp://%s:%s: %s", host, port, gai_strerror(g));
     return TW_ENOENT;
   }
-  struct tw_source *s = calloc(1, sizeof *s);
+  struct tw_conn *s = calloc(1, sizeof *s);
   if (!s) {
     freeaddrinfo(res);
     return TW_ENOMEM;
   }
   char name[256];
   snprintf(name, sizeof name, "tcp://%s:%s", host, port);
-  tw__source_init(s, &tcp_ops, name);
+  tw__conn_init(s, &tcp_ops, name);
   int rc = TW_ENOENT;
   for (ai = res; ai; ai = ai->ai_next) {
     int fd = tw_sys->socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
     if (fd < 0) {
-      rc = tw__source_errno(s, "socket");
+      rc = tw__conn_errno(s, "socket");
       continue;
     }
     if (tw_sys->connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) {
@@ -66,7 +66,7 @@ int tw_source_tcp_connect(const char *host, const char *port, struct tw_source *
       s->fd = fd;
       break;
     }
-    rc = tw__source_errno(s, "connect");
+    rc = tw__conn_errno(s, "connect");
     tw_sys->close(fd);
   }
   freeaddrinfo(res);

@@ -9,30 +9,30 @@
 #include <stdlib.h>
 #include <string.h>
 #include <termios.h>
-#include "tracewire/host/source.h"
+#include "tracewire/host/conn.h"
 #include "tracewire/host/sys.h"
 #include "tracewire/error.h"
 
-static int serial_read(struct tw_source *s, void *buf, size_t cap, int timeout_ms)
+static int serial_read(struct tw_conn *s, void *buf, size_t cap, int timeout_ms)
 {
   int n = tw__fd_read(s, s->fd, buf, cap, timeout_ms);
   /* a pty whose other side closed reports EIO: that is the end of input */
   return n == TW_EIO ? TW_EOF : n;
 }
 
-static int serial_write(struct tw_source *s, const void *buf, size_t n)
+static int serial_write(struct tw_conn *s, const void *buf, size_t n)
 {
   return tw__fd_write_all(s, s->fd, buf, n);
 }
 
-static void serial_close(struct tw_source *s)
+static void serial_close(struct tw_conn *s)
 {
   if (s->fd >= 0)
     tw_sys->close(s->fd);
   free(s);
 }
 
-static const struct tw_source_ops serial_ops = {
+static const struct tw_conn_ops serial_ops = {
   .scheme = "serial", .read = serial_read, .write = serial_write, .close = serial_close,
 };
 
@@ -42,7 +42,7 @@ static const struct { unsigned baud; speed_t code; } bauds[] = {
   {2000000, B2000000}, {3000000, B3000000}, {4000000, B4000000},
 };
 
-int tw_source_serial_open(const char *dev, unsigned baud, struct tw_source **out,
+int tw_conn_serial_open(const char *dev, unsigned baud, struct tw_conn **out,
                           char *err, size_t errcap)
 {
   speed_t code = 0;
@@ -53,19 +53,19 @@ int tw_source_serial_open(const char *dev, unsigned baud, struct tw_source **out
     snprintf(err, errcap, "serial://%s: unsupported baud rate %u", dev, baud);
     return TW_EINVAL;
   }
-  struct tw_source *s = calloc(1, sizeof *s);
+  struct tw_conn *s = calloc(1, sizeof *s);
   if (!s)
     return TW_ENOMEM;
   char name[256];
   snprintf(name, sizeof name, "serial://%s?baud=%u", dev, baud);
-  tw__source_init(s, &serial_ops, name);
+  tw__conn_init(s, &serial_ops, name);
   s->fd = tw_sys->open(dev, O_RDWR | O_NOCTTY | O_CLOEXEC, 0);
   int rc = 0;
   struct termios t;
   if (s->fd < 0)
-    rc = tw__source_errno(s, "open");
+    rc = tw__conn_errno(s, "open");
   else if (tw_sys->tcgetattr(s->fd, &t) != 0)
-    rc = tw__source_errno(s, "tcgetattr");
+    rc = tw__conn_errno(s, "tcgetattr");
   else {
     cfmakeraw(&t);
     t.c_cflag &= ~(tcflag_t)(CSIZE | PARENB | CSTOPB | CRTSCTS);
@@ -76,7 +76,7 @@ int tw_source_serial_open(const char *dev, unsigned baud, struct tw_source **out
     cfsetispeed(&t, code);
     cfsetospeed(&t, code);
     if (tw_sys->tcsetattr(s->fd, TCSANOW, &t) != 0)
-      rc = tw__source_errno(s, "tcsetattr");
+      rc = tw__conn_errno(s, "tcsetattr");
   }
   if (rc < 0) {
     snprintf(err, errcap, "%s", s->err);

@@ -1,16 +1,16 @@
 /* Bytes already in memory: tests, the benchmark, fuzzing. */
 #include <stdlib.h>
 #include <string.h>
-#include "tracewire/host/source.h"
+#include "tracewire/host/conn.h"
 #include "tracewire/error.h"
 
 struct mem_source {
-  struct tw_source base;
+  struct tw_conn base;
   const unsigned char *data;
   size_t len, pos;
 };
 
-static int mem_read(struct tw_source *s, void *buf, size_t cap, int timeout_ms)
+static int mem_read(struct tw_conn *s, void *buf, size_t cap, int timeout_ms)
 {
   struct mem_source *m = (struct mem_source *)s;
   (void)timeout_ms;
@@ -27,18 +27,18 @@ static int mem_read(struct tw_source *s, void *buf, size_t cap, int timeout_ms)
   return (int)n;
 }
 
-static void mem_close(struct tw_source *s) { free(s); }
+static void mem_close(struct tw_conn *s) { free(s); }
 
-static const struct tw_source_ops mem_ops = {
+static const struct tw_conn_ops mem_ops = {
   .scheme = "mem", .read = mem_read, .close = mem_close,
 };
 
-int tw_source_mem_open(const void *data, size_t len, struct tw_source **out)
+int tw_conn_mem_open(const void *data, size_t len, struct tw_conn **out)
 {
   struct mem_source *m = calloc(1, sizeof *m);
   if (!m)
     return TW_ENOMEM;
-  tw__source_init(&m->base, &mem_ops, "memory");
+  tw__conn_init(&m->base, &mem_ops, "memory");
   m->data = data;
   m->len = len;
   *out = &m->base;

@@ -9,16 +9,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tracewire/host/source.h"
+#include "tracewire/host/conn.h"
 #include "tracewire/host/sys.h"
 #include "tracewire/error.h"
 
-const struct tw_source_ops *tw__tcp_ops(void);
-int tw__bind_socket(struct tw_source *s, const char *addr, const char *port, int type,
+const struct tw_conn_ops *tw__tcp_ops(void);
+int tw__bind_socket(struct tw_conn *s, const char *addr, const char *port, int type,
                     char *err, size_t errcap);
 
 struct listen_source {
-  struct tw_source base;
+  struct tw_conn base;
   int lfd;
 };
 
@@ -32,12 +32,12 @@ static int do_accept(struct listen_source *l, int timeout_ms)
     fd = tw_sys->accept(l->lfd, NULL, NULL);
   while (fd < 0 && errno == EINTR);
   if (fd < 0)
-    return tw__source_errno(&l->base, "accept");
+    return tw__conn_errno(&l->base, "accept");
   l->base.fd = fd;
   return 0;
 }
 
-static int listen_read(struct tw_source *s, void *buf, size_t cap, int timeout_ms)
+static int listen_read(struct tw_conn *s, void *buf, size_t cap, int timeout_ms)
 {
   struct listen_source *l = (struct listen_source *)s;
   if (s->fd < 0) {
@@ -48,7 +48,7 @@ static int listen_read(struct tw_source *s, void *buf, size_t cap, int timeout_m
   return tw__fd_read(s, s->fd, buf, cap, timeout_ms);
 }
 
-static int listen_write(struct tw_source *s, const void *buf, size_t n)
+static int listen_write(struct tw_conn *s, const void *buf, size_t n)
 {
   if (s->fd < 0) {
     /* a command before any data: wait a little for the target to connect */
@@ -61,7 +61,7 @@ static int listen_write(struct tw_source *s, const void *buf, size_t n)
   return tw__fd_write_all(s, s->fd, buf, n);
 }
 
-static void listen_close(struct tw_source *s)
+static void listen_close(struct tw_conn *s)
 {
   struct listen_source *l = (struct listen_source *)s;
   if (s->fd >= 0)
@@ -71,19 +71,19 @@ static void listen_close(struct tw_source *s)
   free(l);
 }
 
-static const struct tw_source_ops listen_ops = {
+static const struct tw_conn_ops listen_ops = {
   .scheme = "tcp-listen", .read = listen_read, .write = listen_write, .close = listen_close,
 };
 
-int tw_source_tcp_listen(const char *addr, const char *port, int *bound_port,
-                         struct tw_source **out, char *err, size_t errcap)
+int tw_conn_tcp_listen(const char *addr, const char *port, int *bound_port,
+                         struct tw_conn **out, char *err, size_t errcap)
 {
   struct listen_source *l = calloc(1, sizeof *l);
   if (!l)
     return TW_ENOMEM;
   char name[256];
   snprintf(name, sizeof name, "tcp-listen://%s:%s", addr, port);
-  tw__source_init(&l->base, &listen_ops, name);
+  tw__conn_init(&l->base, &listen_ops, name);
   l->lfd = tw__bind_socket(&l->base, addr, port, SOCK_STREAM, err, errcap);
   if (l->lfd < 0) {
     int rc = l->lfd;
@@ -91,7 +91,7 @@ int tw_source_tcp_listen(const char *addr, const char *port, int *bound_port,
     return rc;
   }
   if (tw_sys->listen(l->lfd, 1) != 0) {
-    int rc = tw__source_errno(&l->base, "listen");
+    int rc = tw__conn_errno(&l->base, "listen");
     snprintf(err, errcap, "%s", l->base.err);
     tw_sys->close(l->lfd);
     free(l);

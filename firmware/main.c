@@ -1,0 +1,141 @@
+/*
+ * tracewire firmware for QEMU mps2-an385 (Cortex-M3): the workload model
+ * (sim/) streaming its trace over UART0 and taking commands on the same
+ * UART, exactly as examples/demo-target does over TCP on the host. Same
+ * sources, same virtual clock, so the same scenario and seed produce the
+ * same bytes.
+ *
+ * Options come from the semihosting command line (QEMU -append):
+ *   --scenario NAME   (demo)      --seed N (1)
+ *   --duration US     (the scenario's)   --events N (no limit)
+ *   --until-stop      run until the host sends STOP (bounded by
+ *                     --duration when given, else 10 s of virtual time),
+ *                     paced to real time (one model millisecond per
+ *                     SysTick millisecond) so the host has time to talk
+ * After the stream ends the firmware lingers (up to 2 s, until the link is
+ * quiet for 200 ms) answering late commands, so the host gets its replies
+ * and QEMU never closes a socket with unread bytes (which resets it).
+ * The run ends with a semihosting exit whose status QEMU returns: 0 when
+ * the stream finished, FW_EXIT_* (fw.h) otherwise.
+ */
+#include "fw.h"
+#include "tw_sim.h"
+#include "tw_sim_link.h"
+
+static struct tw_sim sim;
+static struct tw_sim_link link_;
+
+static int uart_write(void *ctx, const void *buf, size_t len)
+{
+  (void)ctx;
+  tw_fw_uart_write(buf, len);
+  return 0;
+}
+
+static int uart_read(void *ctx, void *buf, size_t cap)
+{
+  (void)ctx;
+  return (int)tw_fw_uart_read(buf, cap);
+}
+
+static int pace;
+
+/* The collector's work, paced to real time when asked. */
+static int drain(void *ctx)
+{
+  if (pace)
+    while ((uint64_t)tw_fw_ms() * 1000u < sim.now)
+      __asm__ volatile("wfi");
+  return tw_sim_link_drain(ctx);
+}
+
+static uint32_t now_ms(void *ctx)
+{
+  (void)ctx;
+  return tw_fw_ms();
+}
+
+static int str_eq(const char *a, const char *b)
+{
+  while (*a && *a == *b) {
+    a++;
+    b++;
+  }
+  return *a == *b;
+}
+
+static uint64_t to_u64(const char *s)
+{
+  uint64_t v = 0;
+  while (*s >= '0' && *s <= '9')
+    v = v * 10u + (uint64_t)(*s++ - '0');
+  return v;
+}
+
+struct opts {
+  const char *scenario;
+  uint32_t seed;
+  uint64_t duration, events;
+  int until_stop;
+};
+
+/* Split the command line in place on spaces; the first word is the image. */
+static void parse(char *line, struct opts *o)
+{
+  char *argv[16];
+  int argc = 0;
+  for (char *p = line; *p && argc < 16;) {
+    while (*p == ' ')
+      *p++ = 0;
+    if (*p)
+      argv[argc++] = p;
+    while (*p && *p != ' ')
+      p++;
+  }
+  for (int i = 0; i < argc; i++) {
+    const char *v = i + 1 < argc ? argv[i + 1] : "";
+    if (str_eq(argv[i], "--scenario")) o->scenario = v, i++;
+    else if (str_eq(argv[i], "--seed")) o->seed = (uint32_t)to_u64(v), i++;
+    else if (str_eq(argv[i], "--duration")) o->duration = to_u64(v), i++;
+    else if (str_eq(argv[i], "--events")) o->events = to_u64(v), i++;
+    else if (str_eq(argv[i], "--until-stop")) o->until_stop = 1;
+  }
+}
+
+int main(void)
+{
+  static char line[256];
+  struct opts o = { "demo", 1, 0, 0, 0 };
+  if (tw_fw_cmdline(line, sizeof line) == 0)
+    parse(line, &o);
+  int sc = tw_sim_scenario_parse(o.scenario);
+  if (sc < 0) {
+    tw_fw_log("tracewire fw: unknown scenario\n");
+    return FW_EXIT_SETUP;
+  }
+  tw_fw_uart_init();
+  tw_fw_clock_init();
+  pace = o.until_stop;
+  tw_sim_init(&sim, o.seed);
+  if (tw_sim_scenario_setup(&sim, (enum tw_sim_scenario)sc) < 0 ||
+      tw_sim_set_collector(&sim, 10, drain, &link_) < 0) {
+    tw_fw_log("tracewire fw: scenario set-up failed\n");
+    return FW_EXIT_SETUP;
+  }
+  tw_sim_register_names(&sim);
+  if (tw_sim_link_init(&link_, uart_write, uart_read, 0, TW_SIM_HZ, TW_SIM_LINK_ALL_EVENTS) < 0) {
+    tw_fw_log("tracewire fw: streamer set-up failed\n");
+    return FW_EXIT_SETUP;
+  }
+  uint64_t until = o.duration ? o.duration : tw_sim_scenario_duration((enum tw_sim_scenario)sc);
+  if (o.until_stop && !o.duration)
+    until = 10u * TW_SIM_HZ;
+  tw_sim_run(&sim, until, o.events);
+  if (tw_sim_link_finish(&link_) < 0) {
+    tw_fw_log("tracewire fw: finishing the stream failed\n");
+    return FW_EXIT_STREAM;
+  }
+  const struct tw_link_clock clk = { now_ms, 0, 0 };
+  tw_sim_link_linger(&link_, &clk, 200, 2000);
+  return 0;
+}

@@ -1,0 +1,93 @@
+/*
+ * Connections: the byte sources (and command sinks) the host reads traces
+ * from. One vtable, one file per transport (src/host/conn_<name>.c), one
+ * URI parser that picks the transport (src/host/conn_uri.c). Adding a
+ * transport adds one file and one row in conn_uri.c's table. (Named
+ * "connection" because struct tw_source is the target streamer's logger
+ * source, include/tracewire/streamer.h; both meet in one test program.)
+ *
+ *   file.bin | file:///path          raw packets from a file (or a .twt trace)
+ *   tcp://host:port                  connect to a target
+ *   tcp-listen://[addr]:port         accept one target (default 127.0.0.1)
+ *   udp://[addr]:port[?target=h:p]   receive datagrams (default 127.0.0.1);
+ *                                    writes go to the last sender (or to
+ *                                    the target given, until one sends)
+ *   serial:///dev/ttyX?baud=N        termios raw, 8N1, N baud (default 115200)
+ *
+ * Reads deliver bytes, not packets: framing is the reader's job
+ * (reader.h), so every transport behaves like a byte stream, and a UDP
+ * datagram is simply a run of bytes.
+ *
+ * Context: a connection is used by one thread at a time.
+ */
+#ifndef TRACEWIRE_HOST_CONN_H
+#define TRACEWIRE_HOST_CONN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct tw_conn;
+
+struct tw_conn_ops {
+  const char *scheme; /* "tcp", "file", ... */
+  /* Up to cap bytes. >0 bytes read; TW_EAGAIN when nothing arrived within
+   * timeout_ms (-1 waits forever); TW_EOF at the end; another TW_E* on error
+   * (with tw_conn_error() set). EINTR is retried inside. */
+  int (*read)(struct tw_conn *s, void *buf, size_t cap, int timeout_ms);
+  /* All n bytes or an error. TW_ENOTSUP for read-only sources. */
+  int (*write)(struct tw_conn *s, const void *buf, size_t n);
+  void (*close)(struct tw_conn *s);
+  /* Optional: the position in the underlying file of stream byte `off`
+   * (a .twt trace stores the stream in chunks); -1 when unknown. */
+  long long (*locate)(struct tw_conn *s, unsigned long long off);
+};
+
+struct tw_conn {
+  const struct tw_conn_ops *ops;
+  int fd;                  /* transports with one descriptor; -1 otherwise */
+  char name[256];          /* what the user named: "tcp://127.0.0.1:9000" */
+  char err[256];           /* last error with context */
+  unsigned long long nread; /* stream bytes delivered so far */
+  int bound_port;          /* listening transports: the local port */
+};
+
+/* Open by URI (see above). 0 and *out set, or a TW_E* code with a message in
+ * err[errcap]. The caller frees with tw_conn_close(). */
+int tw_conn_open(const char *uri, struct tw_conn **out, char *err, size_t errcap);
+
+int tw_conn_read(struct tw_conn *s, void *buf, size_t cap, int timeout_ms);
+int tw_conn_write(struct tw_conn *s, const void *buf, size_t n);
+void tw_conn_close(struct tw_conn *s);
+const char *tw_conn_error(const struct tw_conn *s);
+long long tw_conn_locate(struct tw_conn *s, unsigned long long off);
+
+/* Constructors, one per transport file. */
+int tw_conn_file_open(const char *path, struct tw_conn **out, char *err, size_t errcap);
+int tw_conn_tcp_connect(const char *host, const char *port, struct tw_conn **out, char *err, size_t errcap);
+/* Binds and listens at once (so the port is known before a target
+ * connects); the first read accepts. *bound_port receives the port. */
+int tw_conn_tcp_listen(const char *addr, const char *port, int *bound_port,
+                         struct tw_conn **out, char *err, size_t errcap);
+int tw_conn_udp_open(const char *addr, const char *port, int *bound_port,
+                       struct tw_conn **out, char *err, size_t errcap);
+/* Where writes go before any datagram arrived (udp://:port?target=H:P). */
+int tw_conn_udp_set_peer(struct tw_conn *s, const char *host, const char *port, char *err,
+                           size_t errcap);
+int tw_conn_serial_open(const char *dev, unsigned baud, struct tw_conn **out, char *err, size_t errcap);
+/* A .twt trace file (trace_file.h) as the byte stream of one source id
+ * (-1: every source's chunks in file order). */
+int tw_conn_twt_open(const char *path, int source_id, struct tw_conn **out, char *err, size_t errcap);
+/* Bytes in memory (not copied; must outlive the source). */
+int tw_conn_mem_open(const void *data, size_t len, struct tw_conn **out);
+
+/* The port a listening source is bound to (0 if not listening). */
+int tw_conn_bound_port(const struct tw_conn *s);
+
+/* Internal helpers shared by transport files. */
+void tw__conn_init(struct tw_conn *s, const struct tw_conn_ops *ops, const char *name);
+int tw__conn_errno(struct tw_conn *s, const char *what); /* sets err, returns TW_E* */
+int tw__fd_wait(struct tw_conn *s, int fd, short events, int timeout_ms);
+int tw__fd_write_all(struct tw_conn *s, int fd, const void *buf, size_t n);
+int tw__fd_read(struct tw_conn *s, int fd, void *buf, size_t cap, int timeout_ms);
+
+#endif
