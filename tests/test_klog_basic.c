@@ -11,6 +11,8 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "tracewire/compat/event_logger.h"
@@ -278,6 +280,34 @@ static void test_default_timer_is_port_timestamp(void **state)
   assert_int_equal(tw_klog_timestamp(), 0xABCD);
 }
 
+static void on_alarm(int sig)
+{
+  (void)sig;
+  tw_klog_interrupt(0x51); /* the signal plays the interrupt */
+}
+
+static void test_get_wait_woken_by_interrupt_hook(void **state)
+{
+  (void)state;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_alarm;
+  sa.sa_flags = SA_RESTART;
+  sigaction(SIGALRM, &sa, NULL);
+  fake_now = 0x99;
+  ualarm(30000, 0);
+  uint16_t id;
+  uint8_t dropped = 0xEE, size = 3;
+  uint32_t data[3];
+  assert_int_equal(sys_k_event_logger_get_wait(&id, &dropped, data, &size), 2);
+  assert_int_equal(id, KERNEL_EVENT_LOGGER_INTERRUPT_EVENT_ID);
+  assert_int_equal(dropped, 0);
+  assert_int_equal(size, 2);
+  assert_int_equal(data[0], 0x99);
+  assert_int_equal(data[1], 0x51);
+  signal(SIGALRM, SIG_DFL);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -290,6 +320,7 @@ int main(void)
     cmocka_unit_test_setup(test_seed_kernel_retrieve_loop, setup),
     cmocka_unit_test_setup(test_collector_context_switches_not_recorded, setup),
     cmocka_unit_test_setup(test_default_timer_is_port_timestamp, setup),
+    cmocka_unit_test_setup(test_get_wait_woken_by_interrupt_hook, setup),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -214,7 +214,7 @@ int tw_logger_get(struct tw_logger *l, struct tw_logger_rec *rec,
 int tw_logger_get_wait(struct tw_logger *l, struct tw_logger_rec *rec,
                        uint32_t *buf, uint32_t cap, uint32_t timeout)
 {
-  uint32_t start = tw_port_ticks();
+  uint32_t start = tw_port_ticks(), polls = 0;
   for (;;) {
     int r = tw_logger_get(l, rec, buf, cap);
     uint32_t spent = tw_port_ticks() - start;
@@ -225,10 +225,12 @@ int tw_logger_get_wait(struct tw_logger *l, struct tw_logger_rec *rec,
     STORE(&l->waiting, 1u, SEQ_CST);
     /* Nothing reserved: sleep until a producer wakes us. Reserved but not
      * committed (its producer was preempted): that producer may have
-     * missed our flag, so poll one tick at a time. */
+     * missed our flag, so poll: a few immediate re-checks (another CPU
+     * usually finishes the put within microseconds), then one tick at a
+     * time. */
     uint32_t left = timeout == TW_WAIT_FOREVER ? timeout : timeout - spent;
     if (LOAD(&l->head, SEQ_CST) != l->tail)
-      left = 1u;
+      left = ++polls < 64u ? 0u : 1u;
     tw_port_wait(&l->waiting, 1u, left);
     STORE(&l->waiting, 0u, RELAXED);
   }
