@@ -1,6 +1,6 @@
 /*
  * tw-demo-dump: decode a recorded byte stream (a raw file, a .twt trace
- * of tracewire record, or anything tw_source_open() takes) with the host decoder and print one line per
+ * of tracewire record, or anything tw_conn_open() takes) with the host decoder and print one line per
  * kernel/RTOS event, "<ticks> <id> <v0> <v1> ...", the same format as
  * tw-demo-target --model-log, so the model's own account of what it did
  * and what came out of the wire can be compared with diff. Control
@@ -14,7 +14,7 @@
 
 #include "tracewire/host/decoder.h"
 #include "tracewire/host/reader.h"
-#include "tracewire/host/source.h"
+#include "tracewire/host/conn.h"
 
 struct ctx {
   FILE *out;
@@ -58,12 +58,12 @@ int main(int argc, char **argv)
     return 2;
   }
   char err[256];
-  struct tw_source *src;
+  struct tw_conn *src;
   const char *uri = argv[1];
   size_t ul = strlen(uri);
-  int r = strstr(uri, "://")                          ? tw_source_open(uri, &src, err, sizeof err)
-          : ul > 4 && !strcmp(uri + ul - 4, ".twt") ? tw_source_twt_open(uri, -1, &src, err, sizeof err)
-                                                    : tw_source_file_open(uri, &src, err, sizeof err);
+  int r = strstr(uri, "://")                          ? tw_conn_open(uri, &src, err, sizeof err)
+          : ul > 4 && !strcmp(uri + ul - 4, ".twt") ? tw_conn_twt_open(uri, -1, &src, err, sizeof err)
+                                                    : tw_conn_file_open(uri, &src, err, sizeof err);
   if (r < 0) {
     fprintf(stderr, "tw-demo-dump: %s\n", err);
     return 1;
@@ -102,6 +102,6 @@ int main(int argc, char **argv)
           c.stop_reason);
   tw_decoder_close(dec);
   tw_reader_close(rd);
-  tw_source_close(src);
+  tw_conn_close(src);
   return r < 0 && r != TW_EOF ? 1 : 0;
 }
