@@ -15,7 +15,7 @@
 #include <string.h>
 #include "tracewire/host/decoder.h"
 #include "tracewire/host/reader.h"
-#include "tracewire/host/source.h"
+#include "tracewire/host/conn.h"
 #include "tracewire/host/synth.h"
 #include "tracewire/mti_host.h"
 
@@ -84,16 +84,16 @@ static int on_event(void *ctx, const struct tw_event *ev)
 
 static struct tw_decoder *decode(const uint8_t *buf, size_t len, struct counts *c)
 {
-  struct tw_source *src;
+  struct tw_conn *src;
   struct tw_reader *r;
   struct tw_decoder *d;
-  assert_int_equal(tw_source_mem_open(buf, len, &src), 0);
+  assert_int_equal(tw_conn_mem_open(buf, len, &src), 0);
   assert_int_equal(tw_reader_open(&r, src, NULL), 0);
   assert_int_equal(tw_decoder_open(&d, NULL), 0);
   tw_decoder_on_event(d, on_event, c);
   assert_int_equal(tw_decoder_run(d, r), 0);
   tw_reader_close(r);
-  tw_source_close(src);
+  tw_conn_close(src);
   return d;
 }
 
