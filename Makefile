@@ -6,7 +6,7 @@ SANITIZE ?=
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all build run test bench size cross deps clean run-qemu soak
+.PHONY: all build run test bench size cross deps clean run-qemu soak fuzz
 
 all: build
 
@@ -41,6 +41,11 @@ cross: deps
 # streaming over its UART to `tracewire record` (scripts/run-qemu.sh).
 run-qemu: build
 	@bash scripts/run-qemu.sh $(BUILD)
+
+# libFuzzer targets (fuzz/), each for FUZZ_SECONDS (scripts/fuzz.sh).
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) BUILD=build-fuzz bash scripts/fuzz.sh
 
 clean:
 	rm -rf $(BUILD) build-*
