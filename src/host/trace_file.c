@@ -220,6 +220,14 @@ int tw_twt_open(const char *path, struct tw_twt_reader **out, char *err, size_t 
     snprintf(err, errcap, "%s: .twt version %u, this tracewire reads version %u", path,
              tw_load_le32(r->buf + 8), TW_TWT_VERSION);
     rc = TW_ENOTSUP;
+  } else if (tw_load_le32(r->buf + 12) < TW_TWT_HDR_BYTES ||
+             tw_load_le32(r->buf + 12) > TW_TWT_MAX_HDR ||
+             rfill(r, tw_load_le32(r->buf + 12)) <= 0) {
+    /* the header size comes from the file: bounded before it moves the
+     * read position (a huge value used to index far outside the buffer) */
+    snprintf(err, errcap, "%s: damaged file header: header size %u at offset 12 (expected %u..%u, "
+             "within the file)", path, tw_load_le32(r->buf + 12), TW_TWT_HDR_BYTES, TW_TWT_MAX_HDR);
+    rc = TW_EBADMSG;
   } else {
     r->created = get64(r->buf + 16);
     r->start = tw_load_le32(r->buf + 12);
