@@ -38,6 +38,8 @@ void tw_cli_record_help(FILE *f)
         "  --duration S       stop after S seconds\n"
         "  --idle S           stop when nothing arrived for S seconds (after the first bytes)\n"
         "  --no-commands      do not send commands (the target streams by itself)\n"
+        "  --reconnect        tcp-listen: when the target disconnects, wait for it to\n"
+        "                     reconnect and go on (the loss in between is reported)\n"
         "  -q, --quiet        no live counts\n"
         "Ctrl-C stops cleanly: STOP is sent, the stream drained, the trace closed.\n"
         "exit status: 0 ok, 1 error, 2 usage\n", f);
@@ -54,6 +56,7 @@ struct rec {
   struct tw_cmd_client cmd;
   const char *out;
   int write_failed, tty;
+  unsigned long long data_ok; /* stream bytes safely in the trace */
   int target_stopped;       /* TRACE_STOP seen: the target stopped itself */
   unsigned long long events;
 };
@@ -64,6 +67,8 @@ static void tap(void *ctx, const void *bytes, size_t n)
   if (!R->write_failed && tw_twt_write(R->w, TW_TWT_DATA, 0, tw_sys_wall_ns(), bytes, n) < 0) {
     R->write_failed = 1;
     cli_err("record: %s", tw_twt_writer_error(R->w));
+  } else if (!R->write_failed) {
+    R->data_ok += n;
   }
 }
 
@@ -171,17 +176,28 @@ static void stop_target(struct rec *R)
   }
 }
 
+/* A disconnect is written into the trace (a NOTE chunk) and said on
+ * stderr; what it cost shows up as sequence gaps once the target is back. */
+static void note_disconnect(struct rec *R)
+{
+  char note[300];
+  int n = snprintf(note, sizeof note, "%s", tw_conn_error(R->src));
+  tw_twt_write(R->w, TW_TWT_NOTE, 0, tw_sys_wall_ns(), note, n > 0 ? (size_t)n : 0);
+  fprintf(stderr, "%stracewire record: %s\n", R->tty ? "\r\033[K" : "", note);
+}
+
 int tw_cli_record(int argc, char **argv)
 {
   static const struct option opts[] = {
     {"from", required_argument, 0, 'f'}, {"mask", required_argument, 0, 'm'},
     {"duration", required_argument, 0, 'd'}, {"no-commands", no_argument, 0, 'n'},
-    {"quiet", no_argument, 0, 'q'}, {"idle", required_argument, 0, 'i'}, {0, 0, 0, 0},
+    {"quiet", no_argument, 0, 'q'}, {"idle", required_argument, 0, 'i'},
+    {"reconnect", no_argument, 0, 'r'}, {0, 0, 0, 0},
   };
   const char *from = NULL, *out = NULL;
   long long duration = -1, idle = -1;
   uint32_t mask = 0;
-  int have_mask = 0, no_cmd = 0, quiet = 0, c;
+  int have_mask = 0, no_cmd = 0, quiet = 0, reconnect = 0, c;
   optind = 1;
   while ((c = getopt_long(argc, argv, "f:o:m:d:nq", opts, NULL)) != -1) {
     switch (c) {
@@ -211,6 +227,7 @@ int tw_cli_record(int argc, char **argv)
       break;
     case 'n': no_cmd = 1; break;
     case 'q': quiet = 1; break;
+    case 'r': reconnect = 1; break;
     default: tw_cli_record_help(stderr); return TW_EXIT_USAGE;
     }
   }
@@ -224,6 +241,7 @@ int tw_cli_record(int argc, char **argv)
     cli_err("record: %s", err);
     return TW_EXIT_ERROR;
   }
+  R.src->reconnect = reconnect;
   if (R.src->bound_port)
     fprintf(stderr, "tracewire record: listening on %s (port %d)\n", R.src->name, R.src->bound_port);
   if (tw_twt_create(out, &R.w, err, sizeof err) < 0) {
@@ -251,6 +269,7 @@ int tw_cli_record(int argc, char **argv)
   signal(SIGPIPE, SIG_IGN);
 
   unsigned long long t0 = tw_sys_mono_ns(), last_status = t0, last_data = 0, seen = 0;
+  unsigned long long disconnects = 0;
   int commands = !no_cmd && R.src->ops->write != NULL;
   if (commands && start_target(&R, have_mask, mask) < 0)
     commands = 0;
@@ -267,6 +286,10 @@ int tw_cli_record(int argc, char **argv)
     if (idle >= 0 && last_data && now - last_data >= (unsigned long long)idle)
       break;
     int n = pump(&R, 200);
+    if (R.src->disconnects != disconnects) {
+      disconnects = R.src->disconnects;
+      note_disconnect(&R);
+    }
     if (n == TW_EOF) {
       ended = 1;
       break;
@@ -289,7 +312,14 @@ int tw_cli_record(int argc, char **argv)
   if (R.tty)
     fputs("\r\033[K", stderr);
   show_counts(&R, (double)(tw_sys_mono_ns() - t0) / 1e9, 1);
-  if (tw_twt_close(R.w, 1) < 0 || R.write_failed) {
+  if (R.write_failed) {
+    /* a full disk: stop, and say what the file holds (it stays readable) */
+    tw_twt_close(R.w, 0);
+    cli_err("record: recording stopped: %s cannot take more; it holds the first %llu bytes "
+            "received and reads as a trace that was not stopped cleanly", out,
+            (unsigned long long)R.data_ok);
+    status = TW_EXIT_ERROR;
+  } else if (tw_twt_close(R.w, 1) < 0) {
     cli_err("record: %s: the trace is incomplete", out);
     status = TW_EXIT_ERROR;
   }
