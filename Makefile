@@ -42,6 +42,13 @@ cross: deps
 run-qemu: build
 	@bash scripts/run-qemu.sh $(BUILD)
 
+# The long soak (not in `make test`): 100 million events of the workload
+# model over loopback TCP with injected disconnects and corruption; every
+# event must be received or reported lost (soak/soak.c). SOAK_EVENTS to change.
+SOAK_EVENTS ?= 100000000
+soak: build
+	$(BUILD)/soak/tw-soak --events $(SOAK_EVENTS) --seed 1 --timeout 5400
+
 # libFuzzer targets (fuzz/), each for FUZZ_SECONDS (scripts/fuzz.sh).
 FUZZ_SECONDS ?= 60
 fuzz: deps

@@ -100,7 +100,10 @@ int tw_conn_tcp_listen(const char *addr, const char *port, int *bound_port,
     free(l);
     return rc;
   }
-  if (tw_sys->listen(l->lfd, 1) != 0) {
+  /* a backlog of a few: a target that reconnects while its previous
+   * connection is still being drained must not have its SYN dropped
+   * (the kernel would retry only after a second) */
+  if (tw_sys->listen(l->lfd, 4) != 0) {
     int rc = tw__conn_errno(&l->base, "listen");
     snprintf(err, errcap, "%s", l->base.err);
     tw_sys->close(l->lfd);
