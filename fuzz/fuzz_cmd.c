@@ -9,7 +9,9 @@
  * is freestanding code that parses what a host (or anything on the link)
  * sends, so it must neither crash nor answer with a malformed packet:
  * every reply and every event packet it emits is parsed back with
- * tw_pkt_parse(), and one that does not parse aborts.
+ * tw_pkt_parse(), and one that does not parse aborts. A message addressed
+ * to another endpoint must be ignored: no reply, no change of mask or
+ * recording state.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -30,6 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static struct tw_streamer S;
 static struct tw_cmd K;
 static int refuse_next;
+static unsigned sends; /* replies offered to the transport */
 static uint32_t fake_now;
 
 static uint32_t fake_timer(void) { return fake_now += 7; }
@@ -45,6 +48,7 @@ static void must_parse(const void *pkt, size_t len, uint32_t want_type)
 static int reply_send(void *ctx, const void *pkt, size_t len)
 {
   (void)ctx;
+  sends++;
   if (refuse_next) {
     refuse_next = 0;
     return TW_EBUSY;
@@ -106,9 +110,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(msg, data + off, len);
     off += len;
     refuse_next = flags & 1;
+    /* a message for another endpoint must change nothing and get no answer */
+    int foreign = 0;
+    if (len >= TW_MSG_HDR_BYTES) {
+      tw_pkt_hdr h;
+      memcpy(&h, msg, sizeof h);
+      uint32_t dest = tw_pkt_get_dest(&h);
+      foreign = tw_pkt_get_hdr_type(&h) == TW_PKT_MSG && dest != EP && dest != TW_ADDR_BROADCAST;
+    }
+    unsigned sends0 = sends, mask0 = tw_streamer_get_mask(&S);
+    int running0 = tw_streamer_running(&S);
     int rc = tw_cmd_receive(&K, msg, len);
     if (rc < 0 && rc != TW_EBADMSG)
       abort(); /* documented: handled/ignored, or not a message */
+    if (foreign && (sends != sends0 || tw_streamer_get_mask(&S) != mask0 ||
+                    tw_streamer_running(&S) != running0))
+      abort(); /* acted on a message not addressed to this endpoint */
     free(msg);
     if (flags & 2) {
       tw_task_switch(1);
