@@ -13,7 +13,8 @@
  *
  * Timing: CLOCK_MONOTONIC around batches; puts are timed into a ring big
  * enough that none is dropped, and the ring is drained between batches
- * (untimed). Best of several rounds, ns per event.
+ * (untimed); LTTng gets a pause between batches for its consumer daemon.
+ * Best of several rounds, ns per event.
  */
 // tw-bench-libs: lttng-ust dl
 #define LTTNG_UST_TRACEPOINT_DEFINE
@@ -31,9 +32,13 @@
 
 #include "tracewire/logger.h"
 
-#define RING_WORDS (1u << 22)        /* 16 MiB: 1.39 M 2-word events */
-#define BATCH      400000u           /* events per producer per batch */
-#define ROUNDS     7
+/* Batches small enough that both tracers' buffers stay warm in cache, as
+ * in steady state with a consumer draining: 20 000 events per producer per
+ * batch, best of 30 batches. The tracewire ring (512 KiB) takes two
+ * producers' batches without a drop. */
+#define RING_WORDS (1u << 17)
+#define BATCH      20000u
+#define ROUNDS     30
 
 static uint32_t *ring;
 static struct tw_logger lg;
@@ -102,7 +107,7 @@ static double measure(void (*fn)(uint32_t), int producers, int is_tw)
     if (is_tw)
       drain();
     else
-      usleep(200000); /* let the consumer daemon empty the sub-buffers */
+      usleep(20000); /* let the consumer daemon empty the sub-buffers */
     double per = sum / producers / BATCH;
     if (per < best)
       best = per;
@@ -135,13 +140,19 @@ static double measure_pair(void)
 static double measure_cas(void)
 {
   static uint32_t word;
-  double t0 = now_ns();
-  for (uint32_t i = 0; i < 10u * BATCH; i++) {
-    uint32_t h = __atomic_load_n(&word, __ATOMIC_RELAXED);
-    __atomic_compare_exchange_n(&word, &h, h + 3u, 1, __ATOMIC_SEQ_CST,
-                                __ATOMIC_RELAXED);
+  double best = 1e30;
+  for (int r = 0; r < ROUNDS; r++) {
+    double t0 = now_ns();
+    for (uint32_t i = 0; i < BATCH; i++) {
+      uint32_t h = __atomic_load_n(&word, __ATOMIC_RELAXED);
+      __atomic_compare_exchange_n(&word, &h, h + 3u, 1, __ATOMIC_SEQ_CST,
+                                  __ATOMIC_RELAXED);
+    }
+    double per = (now_ns() - t0) / BATCH;
+    if (per < best)
+      best = per;
   }
-  return (now_ns() - t0) / (10.0 * BATCH);
+  return best;
 }
 
 static int child(int have_lttng)
@@ -200,7 +211,7 @@ int main(int argc, char **argv)
     }
     snprintf(cmd, sizeof cmd,
              "lttng create %s --output=%s >/dev/null && "
-             "lttng enable-channel -u -s %s --subbuf-size=8M --num-subbuf=8 twch >/dev/null && "
+             "lttng enable-channel -u -s %s --subbuf-size=1M --num-subbuf=8 twch >/dev/null && "
              "lttng enable-event -u -s %s -c twch twbench:put2 >/dev/null && "
              "lttng start %s >/dev/null", sess, dir, sess, sess, sess);
     have = sh(cmd) == 0;

@@ -9,6 +9,8 @@
  * the seed and the scenario, so the host and the Cortex-M produce the same
  * events at the same virtual instants.
  */
+#include <string.h>
+
 #include "sim_internal.h"
 #include "tracewire/error.h"
 
@@ -25,9 +27,7 @@ uint32_t tw_sim_timer(void)
 
 void tw_sim_init(struct tw_sim *s, uint32_t seed)
 {
-  /* Plain stores, not memset: freestanding builds may lack a libc. */
-  static const struct tw_sim zero;
-  *s = zero;
+  memset(s, 0, sizeof *s);
   s->seed = seed;
   s->rng = seed ^ 0x9E3779B9u;
   if (s->rng == 0)

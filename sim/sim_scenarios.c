@@ -11,7 +11,7 @@
  *   contention  three tasks and one mutex, locked recursively.
  *   inversion   every 20 ticks: low locks "res" and computes 2.5 ms; high
  *               wakes one tick later and blocks on "res"; medium wakes a
- *               tick after that and computes 6 ms, so high waits on low
+ *               tick after that and computes 4 ms, so high waits on low
  *               while medium runs.
  *   deadlock    left locks A then B, right locks B then A, each sleeping a
  *               tick in between: both block forever.
@@ -48,7 +48,7 @@ static void filter(struct tw_sim *s, struct tw_sim_task *t)
 {
   switch (t->pc++) {
   case 0: tw_sim_sem_take(s, t->var[0]); break;
-  case 1: tw_sim_work(s, tw_sim_rand_range(s, 80, 200)); break;
+  case 1: tw_sim_work(s, tw_sim_rand_range(s, 60, 160)); break;
   case 2: tw_sim_mutex_lock(s, t->var[1]); break;
   case 3: tw_sim_mutex_lock(s, t->var[1]); break;   /* nested helper: IncLock */
   case 4: tw_sim_work(s, 30); break;
@@ -67,7 +67,7 @@ static void dispatcher(struct tw_sim *s, struct tw_sim_task *t)
   case 1: tw_sim_work(s, t->got_index == 2 ? 40u : 15u); break;
   default:
     t->pc = 0;
-    if (++t->var[2] % 6 == 0)
+    if (++t->var[2] % 3 == 0)
       tw_sim_event_trigger(s, t->var[1]);
     break;
   }
@@ -163,7 +163,7 @@ static int setup_pipeline(struct tw_sim *s)
   TRY(task(s, "worker1", 2, worker, (uint32_t)jobs, (uint32_t)inflight, 0, 0));
   TRY(task(s, "worker2", 2, worker, (uint32_t)jobs, (uint32_t)inflight, 0, 0));
   TRY(task(s, "monitor", 7, monitor, (uint32_t)alerts, 0, 0, 0));
-  int a = tw_sim_irq_create(s, "adc", adc_isr, 200, 500, 0, UINT64_MAX, 3);
+  int a = tw_sim_irq_create(s, "adc", adc_isr, 300, 700, 0, UINT64_MAX, 3);
   int u = tw_sim_irq_create(s, "uart", uart_isr, 2000, 5000, 0, UINT64_MAX, 6);
   TRY(a); TRY(u);
   s->irq[a].arg[0] = (uint32_t)adc;
@@ -232,7 +232,7 @@ static int setup_inversion(struct tw_sim *s)
   /* Offsets of 0 would mean "wait one tick"; the cycle starts at tick 1. */
   TRY(task(s, "low", 2, periodic, (uint32_t)m, 1, 2500, 0));
   TRY(task(s, "high", 9, periodic, (uint32_t)m, 2, 100, 0));
-  TRY(task(s, "medium", 5, periodic, 0xFFu, 3, 6000, 0));
+  TRY(task(s, "medium", 5, periodic, 0xFFu, 3, 4000, 0));
   return 0;
 }
 

@@ -294,6 +294,32 @@ static void test_flush_ack_and_queue_full(void **state)
   dstream_free(&d);
 }
 
+/* Work the collector has not done yet fills the streamer's queue: START,
+ * STOP and GET_NAMES are then refused with QUEUE_FULL, not lost. */
+static void test_work_queue_full(void **state)
+{
+  (void)state;
+  cmd(TW_SVC_LOGGER, TW_LCMD_START, 70, NULL, 0);   /* START, NAMES, DECLS */
+  expect(TW_MSG_ACK, TW_SVC_LOGGER, TW_LCMD_START, 70);
+  cmd(TW_SVC_LOGGER, TW_LCMD_START, 71, NULL, 0);
+  expect_nack(TW_SVC_LOGGER, TW_LCMD_START, 71, TW_NACK_QUEUE_FULL);
+  cmd(TW_SVC_LOGGER, TW_LCMD_GET_NAMES, 72, NULL, 0);
+  expect_nack(TW_SVC_LOGGER, TW_LCMD_GET_NAMES, 72, TW_NACK_QUEUE_FULL);
+  cmd(TW_SVC_LOGGER, TW_LCMD_STOP, 73, NULL, 0);    /* the fourth slot */
+  expect(TW_MSG_ACK, TW_SVC_LOGGER, TW_LCMD_STOP, 73);
+  cmd(TW_SVC_LOGGER, TW_LCMD_STOP, 74, NULL, 0);
+  expect_nack(TW_SVC_LOGGER, TW_LCMD_STOP, 74, TW_NACK_QUEUE_FULL);
+  assert_true(tw_streamer_poll(&S, 0) >= 0);        /* the collector catches up */
+  assert_false(tw_streamer_running(&S));
+  cmd(TW_SVC_LOGGER, TW_LCMD_START, 75, NULL, 0);
+  expect(TW_MSG_ACK, TW_SVC_LOGGER, TW_LCMD_START, 75);
+  struct dstream d = {0};
+  decode_stream(EV.buf, EV.len, EP, &d);
+  assert_int_equal(d.r[0].id, TW_EV_TRACE_START);
+  assert_int_equal(d.r[d.n - 1].id, TW_EV_TRACE_STOP);
+  dstream_free(&d);
+}
+
 static void test_info_names_stats(void **state)
 {
   (void)state;
@@ -400,7 +426,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
     T(test_service_not_supported), T(test_cmd_not_supported), T(test_bad_message_length),
     T(test_bad_endpoint_address), T(test_set_mask_bad_data_echoes_body), T(test_flowctrl),
-    T(test_queue_full), T(test_flush_ack_and_queue_full), T(test_info_names_stats),
+    T(test_queue_full), T(test_flush_ack_and_queue_full), T(test_work_queue_full), T(test_info_names_stats),
     T(test_ignored_and_malformed), T(test_user_service),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -141,6 +141,23 @@ static uint32_t command(uint16_t id, uint16_t seq, const uint32_t *body, size_t 
   return 0;
 }
 
+static uint16_t next_seq = 100;
+
+/* Until the collector has taken everything: its event count stands still
+ * across a few polls (the producer is idle and the link accepts). Fixed
+ * sleeps are not enough under sanitizers on a loaded machine. */
+static void wait_idle(void)
+{
+  uint32_t st[TW_STAT_WORDS], last = 0xFFFFFFFFu;
+  for (int same = 0; same < 3;) {
+    struct timespec d = {0, 2000000};
+    nanosleep(&d, NULL);
+    assert_int_equal(command(TW_LCMD_GET_STATS, next_seq++, NULL, 0, st, TW_STAT_WORDS), TW_MSG_RESULT);
+    same = st[TW_STAT_EVENTS] == last ? same + 1 : 0;
+    last = st[TW_STAT_EVENTS];
+  }
+}
+
 struct phase { uint16_t first, count; int busy; int with_mutex, with_event; };
 
 /* Counter in the payload: SEM.sem = i, MUTEX.mutex = i, EVENT.event = i. */
@@ -218,7 +235,7 @@ static void test_end_to_end(void **state)
   pthread_mutex_unlock(&mu);
   static const struct phase D2 = {3000, 50, 0, 0, 0}; /* carries the drop count */
   run_phase(&D2);
-  nanosleep(&d, NULL); /* the ring drains: the last event surely fits, so */
+  wait_idle(); /* the ring is empty: the last event surely fits, so */
   static const struct phase E = {4000, 1, 0, 0, 0}; /* any drop is reported */
   run_phase(&E);
   assert_int_equal(command(TW_LCMD_STOP, 4, NULL, 0, NULL, 0), TW_MSG_ACK);

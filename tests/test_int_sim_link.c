@@ -239,11 +239,49 @@ static void test_set_mask_then_stop(void **state)
   free(io.out.buf);
 }
 
+static unsigned objects(const struct tw_sim *s)
+{
+  unsigned n = s->ntasks + 1; /* + SysTick */
+  for (unsigned i = 0; i < TW_SIM_MAX_OBJS; i++)
+    n += s->mutex[i].used + s->sem[i].used + s->event[i].used + s->msem[i].used +
+         s->mevent[i].used + s->asem[i].used + s->rsem[i].used;
+  for (unsigned i = 0; i < TW_SIM_MAX_IRQS; i++)
+    n += s->irq[i].used;
+  return n;
+}
+
+/* The demo's storm overflows the ring; every event is either on the wire
+ * or counted as dropped, exactly, and every name fits the name table. */
+static void test_demo_drops_exact_and_names_fit(void **state)
+{
+  (void)state;
+  struct io io = { 0 };
+  run(&io, TW_SIM_SC_DEMO, 1);
+  struct tw_streamer_stats st;
+  tw_streamer_stats(&lnk.streamer, &st);
+  assert_true(st.drops > 100);
+  assert_int_equal((uint64_t)st.events + st.drops, sim.nevents);
+  assert_int_equal(tw_name_count(), 2 + objects(&sim)); /* + EnterInt, LeaveInt */
+  struct seen v;
+  scan(&io.out, &v);
+  assert_int_equal(v.names, tw_name_count());
+  free(io.out.buf);
+
+  /* Without the storm nothing is lost. */
+  memset(&io, 0, sizeof io);
+  run(&io, TW_SIM_SC_PIPELINE, 1);
+  tw_streamer_stats(&lnk.streamer, &st);
+  assert_int_equal(st.drops, 0);
+  assert_int_equal(st.events, sim.nevents);
+  free(io.out.buf);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_same_seed_same_bytes),
     cmocka_unit_test(test_set_mask_then_stop),
+    cmocka_unit_test(test_demo_drops_exact_and_names_fit),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

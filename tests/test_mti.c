@@ -353,6 +353,38 @@ static void test_callbacks(void **state)
   assert_int_equal(hb.n, 1);
 }
 
+/* Many registrations on many classes of one source: each pair is called
+ * exactly once per event, with its own class and user pointer. */
+static void test_many_callbacks(void **state)
+{
+  struct fx *f = *state;
+  MTI_TraceSource *s = src(f->c0, "MUTEX");
+  struct hits h[8][7];
+  memset(h, 0, sizeof h);
+  for (int c = 0; c < 8; c++) {
+    MTI_EventClass *ec = s->vtbl->CreateEventClass(s, (MTI_FieldMask)c);
+    for (int k = 0; k < 7; k++)
+      assert_int_equal(ec->vtbl->RegisterCallback(ec, cb_count, &h[c][k]), MTI_OK);
+  }
+  /* Unregister some again: they must not be called. */
+  assert_int_equal(s->vtbl->CreateEventClass(s, 3)->vtbl->UnregisterCallback(
+                       s->vtbl->CreateEventClass(s, 3), cb_count, &h[3][6]), MTI_OK);
+  assert_int_equal(tw_mti_system_start(f->sys), 0);
+  feed(f, fx_ev(FX_MUTEX, 2, 5, 3));
+  feed(f, fx_ev(FX_MUTEX, 2, 5, 2));
+  for (int c = 0; c < 8; c++) {
+    for (int k = 0; k < 7; k++) {
+      int want = c == 3 && k == 6 ? 0 : 2;
+      assert_int_equal(h[c][k].n, want);
+      if (want) {
+        MTI_EventClass *ec = s->vtbl->CreateEventClass(s, (MTI_FieldMask)c);
+        assert_int_equal(h[c][k].last_id, ec->vtbl->GetId(ec));
+      }
+    }
+  }
+  assert_int_equal(h[7][0].vals[2], 2); /* type of the last event */
+}
+
 static void test_counters(void **state)
 {
   struct fx *f = *state;
@@ -457,6 +489,59 @@ static void test_record_get_as(void **state)
   assert_int_equal(t.task_as_i64, 0x1280);
   feed(f, fx_ev(FX_TASK_SWITCH, 0xFFFE, 0, 0));
   assert_int_equal(t.task_as_i64, 0xFFFE); /* unsigned: no sign extension */
+}
+
+/* Get<T> for every T, on values of that size (and GetI* reading the same
+ * bytes as signed). */
+struct gets {
+  uint8_t u8;
+  int8_t i8;
+  uint16_t u16;
+  int16_t i16;
+  uint32_t u32;
+  int32_t i32;
+  uint64_t u64;
+  int64_t i64;
+  uint64_t as_u64_of_u8;
+};
+
+static void cb_gets(void *user, const MTI_EventClass *ec, const MTI_EventRecord *rec)
+{
+  struct gets *g = user;
+  MTI_ValueIndex k = ec->vtbl->GetValueIndex(ec, "kind"), n = ec->vtbl->GetValueIndex(ec, "number"),
+                 t = ec->vtbl->GetValueIndex(ec, "time_ns"), q = ec->vtbl->GetValueIndex(ec, "seq");
+  g->u8 = MTI_EventRecord_GetU8(rec, ec, k);
+  g->i8 = MTI_EventRecord_GetI8(rec, ec, k);
+  g->u16 = MTI_EventRecord_GetU16(rec, ec, n);
+  g->i16 = MTI_EventRecord_GetI16(rec, ec, n);
+  g->u32 = MTI_EventRecord_GetU32(rec, ec, q);
+  g->i32 = MTI_EventRecord_GetI32(rec, ec, q);
+  g->u64 = MTI_EventRecord_GetU64(rec, ec, t);
+  g->i64 = MTI_EventRecord_GetI64(rec, ec, t);
+  g->as_u64_of_u8 = MTI_EventRecord_GetAsU64(rec, ec, k);
+}
+
+static void test_record_get_each_type(void **state)
+{
+  struct fx *f = *state;
+  MTI_TraceSource *s = src(f->c0, "NAME");
+  MTI_EventClass *ec = s->vtbl->CreateEventClass(s, 0x3F);
+  struct gets g = {0};
+  struct tw_event e = fx_name(0xF0, 0, 0xFFF0, "n");
+  e.seq = 0xFFFFFFFEu;
+  e.time_ns = UINT64_C(0xFFFFFFFFFFFFFFFD);
+  assert_int_equal(ec->vtbl->RegisterCallback(ec, cb_gets, &g), MTI_OK);
+  assert_int_equal(tw_mti_system_start(f->sys), 0);
+  feed(f, e);
+  assert_int_equal(g.u8, 0xF0);
+  assert_int_equal(g.i8, -16);
+  assert_int_equal(g.u16, 0xFFF0);
+  assert_int_equal(g.i16, -16);
+  assert_true(g.u32 == 0xFFFFFFFEu);
+  assert_int_equal(g.i32, -2);
+  assert_true(g.u64 == UINT64_C(0xFFFFFFFFFFFFFFFD));
+  assert_true(g.i64 == -3);
+  assert_int_equal(g.as_u64_of_u8, 0xF0); /* unsigned: zero-extended */
 }
 
 static void test_record_variable_size(void **state)
@@ -831,7 +916,9 @@ int main(void)
     T(test_obtain_interface),      T(test_system_trace),
     T(test_component_trace),       T(test_trace_source_fields),
     T(test_event_class),           T(test_callbacks),
+    T(test_many_callbacks),
     T(test_counters),              T(test_record_get_as),
+    T(test_record_get_each_type),
     T(test_record_variable_size),  T(test_dump_state),
     T(test_state_change_callbacks), T(test_dump_state_from_callback),
     T(test_state_tracking_starts_with_a_class),

@@ -401,6 +401,54 @@ static void test_names_decls_custom(void **state)
   assert_int_equal(nd, 1);
 }
 
+/* STR and BLOB custom events leave as snapshot records: one record when
+ * short, split across packets when long, resumed after a refusal. */
+static void test_string_and_blob_events(void **state)
+{
+  (void)state;
+  uint8_t blob[128];
+  for (unsigned i = 0; i < sizeof blob; i++)
+    blob[i] = (uint8_t)(i * 7 + 1);
+  assert_int_equal(tw_custom_declare(25, 1, "Log text:STR"), 0);
+  assert_int_equal(tw_custom_declare(26, 0, "Dump data:BLOB"), 0);
+  assert_int_equal(tw_custom_declare(27, 1, "Bad text:STR n:U8"), TW_EINVAL);
+  start();
+  fake_now = 5555;
+  tw_custom_bytes(25, "hello, host", 11);
+  tw_custom(25, (uint32_t[]){1}, 1); /* wrong API for a bytes event: ignored */
+  assert_true(tw_streamer_poll(&S, 0) >= 0);
+  C.busy = 1; /* the blob's first part fills a packet that is refused */
+  tw_custom_bytes(26, blob, sizeof blob);
+  tw_custom_bytes(26, blob, 1000);   /* cut to TW_CFG_BYTES_MAX */
+  assert_int_equal(tw_streamer_poll(&S, 0), TW_EBUSY);
+  C.busy = 0;
+  finish();
+
+  size_t t = find_rec(25, 0);
+  assert_true(D.r[t].is_snap && D.r[t].snap_done);
+  assert_int_equal(D.r[t].type, TW_REC_SNAPSHOT_TS);
+  assert_int_equal(D.r[t].module, TW_MOD_CUSTOM);
+  assert_int_equal(D.r[t].ts, 5555);
+  assert_int_equal(D.r[t].data_len, 11);
+  assert_memory_equal(D.r[t].data, "hello, host", 11);
+  assert_int_not_equal(D.r[t + 1].id, 25);
+  for (int k = 0; k < 2; k++) {
+    size_t b = find_rec(26, t + 1);
+    assert_int_equal(D.r[b].type, TW_REC_SNAPSHOT); /* declared untimed */
+    assert_false(D.r[b].snap_done);                  /* more than one record */
+    size_t e = b + 1;
+    while (D.r[e].id == 26 && !D.r[e].snap_done)
+      e++;
+    assert_int_equal(D.r[e].id, 26);
+    assert_true(D.r[e].pkt > D.r[b].pkt);            /* spans packets */
+    assert_int_equal(D.r[e].data_len, sizeof blob);
+    assert_memory_equal(D.r[e].data, blob, sizeof blob);
+    t = e;
+  }
+  for (size_t i = 1; i < D.n; i++)
+    assert_int_equal(D.r[i].seq, (uint16_t)(D.r[i - 1].seq + 1));
+}
+
 /* STOP: what was recorded before goes out, then TRACE_STOP last; nothing
  * after; kernel events arriving while stopped are discarded. */
 static void test_stop(void **state)
@@ -469,6 +517,7 @@ int main(void)
     cmocka_unit_test_setup_teardown(test_refusal_keeps_packet, setup, teardown),
     cmocka_unit_test_setup_teardown(test_padding_and_max_size, setup, teardown),
     cmocka_unit_test_setup_teardown(test_names_decls_custom, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_string_and_blob_events, setup, teardown),
     cmocka_unit_test_setup_teardown(test_stop, setup, teardown),
     cmocka_unit_test_setup_teardown(test_congestion_delay, setup, teardown),
   };

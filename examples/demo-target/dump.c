@@ -1,6 +1,7 @@
 /*
  * tw-demo-dump: decode a recorded byte stream (a raw file, a .twt trace
- * of tracewire record, or anything tw_conn_open() takes) with the host decoder and print one line per
+ * of tracewire record, or anything tw_conn_open() takes) with the host
+ * decoder and print one line per
  * kernel/RTOS event, "<ticks> <id> <v0> <v1> ...", the same format as
  * tw-demo-target --model-log, so the model's own account of what it did
  * and what came out of the wire can be compared with diff. Control

@@ -11,12 +11,16 @@
  *   TRACE.<instance>.file=<path>             "-" = stdout
  *   TRACE.<instance>.enabled=<bool>          run time: pause/resume output
  * Enum values print as their constant name, strings quoted.
+ *
+ * Written with TW_MTI_SIMPLE_PLUGIN (tracewire/mti_plugin.h): the factory,
+ * instances and parameter interface come from the helper; this file is
+ * only what the plugin does. (switches.c implements the interfaces itself.)
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "tracewire/mti.h"
-#include "tracewire/mti_host.h"
+#include "tracewire/mti_plugin.h"
 
 enum { P_SOURCES, P_MASK, P_FILE, P_ENABLED, NPARAMS };
 
@@ -33,18 +37,16 @@ static const eslapi_CADIParameterInfo_t params[NPARAMS] = {
    .defaultValue = 1},
 };
 
-struct inst;
+struct fp;
 struct sel {
-  struct inst *in;
+  struct fp *fp;
   const char *path;
   const char *source;
 };
 
-struct inst {
-  MTI_PluginInstance base;
-  struct tw_mti_params params;
-  eslapi_CADIParameterValue_t values[NPARAMS];
-  char name[CADI_NAME_SIZE];
+/* Per-instance state (in->state). */
+struct fp {
+  struct tw_mti_instance *in;
   FILE *out;
   struct sel **sels;
   size_t nsels;
@@ -89,34 +91,16 @@ static void print_value(FILE *f, const MTI_EventRecord *rec, const MTI_EventClas
 static void on_event(void *user, const MTI_EventClass *ec, const MTI_EventRecord *rec)
 {
   struct sel *s = user;
-  FILE *f = s->in->out;
-  if (!tw_mti_params_get(&s->in->params, "enabled")->boolValue)
+  FILE *f = s->fp->out;
+  if (!tw_mti_instance_bool(s->fp->in, "enabled"))
     return;
-  fprintf(f, "%s %s %s", s->in->name, s->path, s->source);
+  fprintf(f, "%s %s %s", s->fp->in->name, s->path, s->source);
   for (int v = 0; v < ec->vtbl->GetNumValues(ec); v++) {
     const MTI_EventFieldType *ft = ec->vtbl->GetEventField(ec, v);
     fprintf(f, " %s=", ft->vtbl->GetName(ft));
     print_value(f, rec, ec, v);
   }
   fputc('\n', f);
-}
-
-static eslapi_CAInterface *inst_obtain(eslapi_CAInterface *self, eslapi_if_name_t n,
-                                       eslapi_if_rev_t min, eslapi_if_rev_t *rev)
-{
-  struct inst *in = (struct inst *)self;
-  if (!n)
-    return NULL;
-  if (!strcmp(n, MTI_ParameterInterface_IFNAME))
-    return in->params.base.vtbl->ObtainInterface((eslapi_CAInterface *)&in->params.base, n,
-                                                  min, rev);
-  if ((!strcmp(n, MTI_PluginInstance_IFNAME) || !strcmp(n, eslapi_CAInterface_IFNAME)) &&
-      min == 0) {
-    if (rev)
-      *rev = 0;
-    return self;
-  }
-  return NULL;
 }
 
 static bool selected(const char *list, const char *name)
@@ -154,7 +138,7 @@ static const char *unknown_source(const MTI_ComponentTraceInterface *c, const ch
 
 /* Each selection is its own allocation: its address is the callback's
  * user pointer, so it must not move when the list grows. */
-static int add_sel(struct inst *in, const char *path, MTI_TraceSource *src, uint32_t mask)
+static int add_sel(struct fp *in, const char *path, MTI_TraceSource *src, uint32_t mask)
 {
   int nf = src->vtbl->GetNumFields(src);
   MTI_EventClass *ec = src->vtbl->CreateEventClass(src, nf >= 32 ? mask : mask & ((1u << nf) - 1));
@@ -170,12 +154,12 @@ static int add_sel(struct inst *in, const char *path, MTI_TraceSource *src, uint
   return ec && ec->vtbl->RegisterCallback(ec, on_event, s) == MTI_OK ? 0 : -1;
 }
 
-static eslapi_CADIReturn_t inst_register(MTI_PluginInstance *self, eslapi_CAInterface *sim)
+static eslapi_CADIReturn_t fp_register(struct tw_mti_instance *in, eslapi_CAInterface *sim)
 {
-  struct inst *in = (struct inst *)self;
+  struct fp *fp = in->state;
   MTI_SystemTraceInterface *sys = eslapi_ObtainPointer(sim, MTI_SystemTraceInterface);
-  const char *list = tw_mti_params_get(&in->params, "sources")->stringValue;
-  uint32_t mask = (uint32_t)tw_mti_params_get(&in->params, "mask")->intValue;
+  const char *list = tw_mti_instance_string(in, "sources");
+  uint32_t mask = (uint32_t)tw_mti_instance_int(in, "mask");
   if (!sys)
     return CADI_STATUS_GeneralError;
   for (int i = 0; i < sys->vtbl->GetNumOfTraceComponents(sys); i++) {
@@ -191,97 +175,44 @@ static eslapi_CADIReturn_t inst_register(MTI_PluginInstance *self, eslapi_CAInte
     for (int k = 0; k < c->vtbl->GetNumOfTraceSources(c); k++) {
       MTI_TraceSource *src = c->vtbl->GetTraceSource(c, k);
       if (selected(list, src->vtbl->GetName(src)) &&
-          add_sel(in, sys->vtbl->GetComponentTracePath(sys, i), src, mask) < 0)
+          add_sel(fp, sys->vtbl->GetComponentTracePath(sys, i), src, mask) < 0)
         return CADI_STATUS_GeneralError;
     }
   }
   return CADI_STATUS_OK;
 }
 
-static void inst_release(MTI_PluginInstance *self)
+static int fp_instantiate(struct tw_mti_instance *in)
 {
-  struct inst *in = (struct inst *)self;
-  for (size_t i = 0; i < in->nsels; i++)
-    free(in->sels[i]);
-  free(in->sels);
-  if (in->out && in->out != stdout)
-    fclose(in->out);
-  else if (in->out)
-    fflush(in->out);
-  free(in);
+  struct fp *fp = in->state;
+  const char *file = tw_mti_instance_string(in, "file");
+  fp->in = in;
+  fp->out = strcmp(file, "-") ? fopen(file, "w") : stdout;
+  if (!fp->out)
+    fprintf(stderr, "%s: cannot write %s\n", in->name, file);
+  return fp->out ? 0 : -1;
 }
 
-static const char *inst_name(const MTI_PluginInstance *self)
+static void fp_release(struct tw_mti_instance *in)
 {
-  return ((const struct inst *)self)->name;
+  struct fp *fp = in->state;
+  for (size_t i = 0; i < fp->nsels; i++)
+    free(fp->sels[i]);
+  free(fp->sels);
+  if (fp->out && fp->out != stdout)
+    fclose(fp->out);
+  else if (fp->out)
+    fflush(fp->out);
 }
 
-static const struct MTI_PluginInstance_vtbl inst_vtbl = {
-  MTI_PluginInstance_IFREVISION, inst_obtain, inst_register, inst_release, inst_name};
+static const struct tw_mti_plugin_desc fieldprint = {
+  .prefix = "fieldprint",
+  .params = params,
+  .nparams = NPARAMS,
+  .state_size = sizeof(struct fp),
+  .instantiate = fp_instantiate,
+  .register_simulation = fp_register,
+  .release = fp_release,
+};
 
-/* ---- factory ---- */
-
-static eslapi_CAInterface *fac_obtain(eslapi_CAInterface *self, eslapi_if_name_t n,
-                                      eslapi_if_rev_t min, eslapi_if_rev_t *rev)
-{
-  if (n && ((!strcmp(n, MTI_PluginFactory_IFNAME) && min <= MTI_PluginFactory_IFREVISION) ||
-            (!strcmp(n, eslapi_CAInterface_IFNAME) && min == 0))) {
-    if (rev)
-      *rev = strcmp(n, MTI_PluginFactory_IFNAME) ? 0 : MTI_PluginFactory_IFREVISION;
-    return self;
-  }
-  return NULL;
-}
-
-static uint32_t fac_nparams(MTI_PluginFactory *self)
-{
-  (void)self;
-  return NPARAMS;
-}
-
-static eslapi_CADIReturn_t fac_infos(MTI_PluginFactory *self, eslapi_CADIParameterInfo_t *l)
-{
-  (void)self;
-  memcpy(l, params, sizeof params);
-  return CADI_STATUS_OK;
-}
-
-static eslapi_CAInterface *fac_instantiate(MTI_PluginFactory *self, const char *name,
-                                           uint32_t n, eslapi_CADIParameterValue_t *v)
-{
-  struct inst *in = calloc(1, sizeof *in);
-  const char *file;
-  (void)self;
-  if (!in)
-    return NULL;
-  in->base.vtbl = &inst_vtbl;
-  snprintf(in->name, sizeof in->name, "%s", name);
-  if (tw_mti_params_init(&in->params, (eslapi_CAInterface *)&in->base, params, in->values,
-                         NPARAMS, n, v) < 0) {
-    free(in);
-    return NULL;
-  }
-  file = tw_mti_params_get(&in->params, "file")->stringValue;
-  in->out = strcmp(file, "-") ? fopen(file, "w") : stdout;
-  if (!in->out) {
-    fprintf(stderr, "%s: cannot write %s\n", name, file);
-    free(in);
-    return NULL;
-  }
-  return (eslapi_CAInterface *)&in->base;
-}
-
-static void fac_release(MTI_PluginFactory *self) { (void)self; }
-
-static const char *fac_prefix(MTI_PluginFactory *self)
-{
-  (void)self;
-  return "fieldprint";
-}
-
-static const struct MTI_PluginFactory_vtbl fac_vtbl = {
-  MTI_PluginFactory_IFREVISION, fac_obtain, fac_nparams, fac_infos, fac_instantiate,
-  fac_release, fac_prefix};
-static MTI_PluginFactory factory = {&fac_vtbl};
-
-TW_MTI_PLUGIN_EXPORT(&factory)
+TW_MTI_SIMPLE_PLUGIN(fieldprint)

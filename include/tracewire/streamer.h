@@ -126,6 +126,7 @@ struct tw_streamer {
   struct tw_src_rec prec;
   uint64_t pts;               /* its extended timestamp */
   uint32_t pdrops;            /* drops to announce before it */
+  uint32_t poff;              /* bytes of a STR/BLOB event already sent */
   uint32_t stop_reason;
   uint32_t stop_budget;       /* events STOP may still drain */
   /* sized for the largest logger event so a get never leaves one stuck */

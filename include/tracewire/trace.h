@@ -93,15 +93,22 @@ void tw_name_reset(void);
 
 /* ---- custom events ------------------------------------------------------- */
 
+#ifndef TW_CFG_BYTES_MAX
+#define TW_CFG_BYTES_MAX 128  /* bytes of one string/blob custom event */
+#endif
+
 struct tw_custom_decl {
   uint16_t id;
   uint8_t timed;                /* 1: first data word is the timestamp */
   uint8_t nfields;
+  uint8_t bytes;                /* 1: one STR or BLOB field (snapshot data) */
   char decl[TW_CFG_DECL_MAX];   /* "Name field:U8 field:U16 ..." */
 };
 
 /* Declare custom event `id`: decl is "Name field:TYPE ..." with TYPE one
- * of U8 U16 U32, one 32-bit word per field. Returns 0, TW_EINVAL (id used
+ * of U8 U16 U32, one 32-bit word per field; or "Name field:STR" /
+ * "Name field:BLOB", a single field of bytes recorded with
+ * tw_custom_bytes() and streamed as snapshot records. Returns 0, TW_EINVAL (id used
  * by the vocabulary or 0, bad declaration syntax or too long), TW_EEXIST
  * (id declared), TW_ENOSPC (table full). Thread context. */
 int tw_custom_declare(uint16_t id, int timed, const char *decl);
@@ -115,5 +122,10 @@ void tw_custom_reset(void);
  * obey the mask; others are recorded while tracing runs (mask != 0).
  * Any context; void (a full ring counts a drop). */
 void tw_custom(uint16_t id, const uint32_t *data, uint32_t n);
+/* Record a STR/BLOB custom event: len bytes (<= TW_CFG_BYTES_MAX; longer
+ * is cut) go through the logger as { [timestamp], len, bytes packed in
+ * native-order words } and leave the target as snapshot records holding
+ * the bytes. Same mask rule and context as tw_custom(). */
+void tw_custom_bytes(uint16_t id, const void *data, uint32_t len);
 
 #endif

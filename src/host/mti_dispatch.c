@@ -13,6 +13,8 @@
 #include "host/mti_internal.h"
 #include "tracewire/error.h"
 
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
 /* ---- dispatch ------------------------------------------------------------------ */
 
 static void put_uint(uint8_t *p, uint64_t v, unsigned size)
@@ -35,21 +37,24 @@ static void put_var(uint8_t *p, const struct tw__mti_field_spec *f, const char *
     p[n] = 0;
 }
 
-/* Only the fields some class selects: a record is filled once per event,
- * so this loop is the per-event cost of the values. */
-static inline void fill_from_event(const struct mti_source *s, uint8_t *rec, const struct tw_event *ev)
+/* Only the fields some class selects, by the precomputed steps: a record
+ * is filled once per event, so this loop is the per-event cost of values. */
+static inline void fill_from_event(const struct mti_source *s, uint8_t *rec,
+                                   const struct tw_event *ev)
 {
-  const struct tw__mti_source_spec *spec = s->spec;
-  for (MTI_FieldMask m = s->fill_mask; m; m &= m - 1) {
-    int i = __builtin_ctz(m);
-    const struct tw__mti_field_spec *f = &spec->fields[i];
-    uint8_t *p = rec + spec->offsets[i];
-    switch (f->fill) {
-    case MTI_FILL_VALUE: put_uint(p, ev->values[f->src_index], f->size); break;
-    case MTI_FILL_STRING: put_var(p, f, ev->str, ev->str ? ev->str_len : 0); break;
-    case MTI_FILL_TIME: put_uint(p, ev->time_ns, 8); break;
-    case MTI_FILL_SEQ: put_uint(p, ev->seq, 4); break;
-    case MTI_FILL_GIVEN: break;
+  for (int i = 0; i < s->nops; i++) {
+    const struct mti_fill_op *op = &s->ops[i];
+    uint8_t *p = rec + op->off;
+    switch (op->op) {
+    case MTI_OP_U8: *p = (uint8_t)ev->values[op->src]; break;
+    case MTI_OP_U16: { uint16_t x = (uint16_t)ev->values[op->src]; memcpy(p, &x, 2); break; }
+    case MTI_OP_U32: memcpy(p, &ev->values[op->src], 4); break;
+    case MTI_OP_U64: { uint64_t x = ev->values[op->src]; memcpy(p, &x, 8); break; }
+    case MTI_OP_TIME: memcpy(p, &ev->time_ns, 8); break;
+    case MTI_OP_SEQ: memcpy(p, &ev->seq, 4); break;
+    case MTI_OP_STRING:
+      put_var(p, &s->spec->fields[op->field], ev->str, ev->str ? ev->str_len : 0);
+      break;
     }
   }
 }
@@ -68,18 +73,18 @@ void tw__mti_record_fill_given(const struct mti_source *s, uint8_t *rec,
   }
 }
 
+/* Calls are grouped by class: the id is rewritten only between classes. */
 static inline void deliver(struct mti_source *s)
 {
   MTI_EventRecord *rec = (MTI_EventRecord *)(void *)s->record;
-  for (size_t i = 0; i < s->nactive; i++) {
-    const struct mti_class *c = s->active[i];
-    rec->event_class_id = c->id;
-    for (size_t k = 0; k < c->ncbs; k++)
-      c->cbs[k].fn(c->cbs[k].user, &c->base, rec);
+  const struct mti_call *call = s->calls, *end = call + s->ncalls;
+  for (; call < end; call++) {
+    rec->event_class_id = call->id;
+    call->fn(call->user, call->ec, rec);
   }
 }
 
-static inline void count(struct mti_source *s)
+static void count(struct mti_source *s)
 {
   for (size_t i = 0; i < s->n64; i++)
     ++*s->c64[i];
@@ -89,8 +94,9 @@ static inline void count(struct mti_source *s)
 
 static inline void dispatch(struct mti_source *s, const struct tw_event *ev)
 {
-  count(s);
-  if (s->nactive) {
+  if (unlikely(s->n64 | s->n32))
+    count(s);
+  if (s->ncalls) {
     fill_from_event(s, s->record, ev);
     deliver(s);
   }
@@ -101,13 +107,11 @@ void tw__mti_source_emit(struct mti_source *s, const struct tw__mti_val *vals)
   if (!s || !s->hot)
     return;
   count(s);
-  if (s->nactive) {
+  if (s->ncalls) {
     tw__mti_record_fill_given(s, s->record, vals);
     deliver(s);
   }
 }
-
-#define unlikely(x) __builtin_expect(!!(x), 0)
 
 static struct mti_component *comp_slow(struct tw_mti_system *sys, const struct tw_event *ev)
 {
@@ -127,27 +131,14 @@ static int index_slow(struct tw_mti_system *sys, const struct tw_event *ev)
   return idx;
 }
 
-int tw_mti_system_feed(struct tw_mti_system *sys, const struct tw_event *ev)
+/* The part of feed for events someone listens to or the model keeps:
+ * out of line, so the early exit above stays a handful of instructions. */
+static __attribute__((noinline)) int feed_hot(struct tw_mti_system *sys,
+                                              struct mti_component *c, int idx, unsigned f,
+                                              const struct tw_event *ev)
 {
-  struct mti_component *c = NULL;
-  struct mti_source *s;
-  unsigned f;
-  int idx;
-  if (unlikely(!sys->running))
-    return TW_EINVAL;
-  if (unlikely(sys->in_feed)) /* from a callback: events do not nest */
-    return TW_EBUSY;
-  if (ev->stream < sys->nby_stream)
-    c = sys->by_stream[ev->stream];
-  if (unlikely(!c) && !(c = comp_slow(sys, ev)))
-    return TW_ENOMEM;
-  idx = ev->id < TW__MTI_ID_TABLE ? sys->id_index[ev->id] : -1;
-  if (unlikely(idx < 0) && (idx = index_slow(sys, ev)) < 0)
-    return 0;
-  if (!(f = c->flags[idx]))
-    return 0; /* nobody listens and nothing to remember */
-  s = c->sources[idx];
-  sys->in_feed = true;
+  struct mti_source *s = c->sources[idx];
+  sys->gate |= MTI_GATE_IN_FEED;
   sys->cur_event = ev;
   sys->cur_comp = c;
   /* State first: the event's callbacks (and DumpState from them) see the
@@ -157,8 +148,57 @@ int tw_mti_system_feed(struct tw_mti_system *sys, const struct tw_event *ev)
     tw__mti_state_update(c, s, ev);
   if (f & MTI_F_HOT)
     dispatch(s, ev);
-  sys->cur_event = NULL;
-  sys->cur_comp = NULL;
-  sys->in_feed = false;
+  sys->gate &= (uint8_t)~MTI_GATE_IN_FEED;
   return 0;
+}
+
+/* The common case of a plugin listening and no model state to keep. */
+static __attribute__((noinline)) int feed_listen(struct tw_mti_system *sys,
+                                                 struct mti_component *c, int idx,
+                                                 const struct tw_event *ev)
+{
+  struct mti_source *s = c->sources[idx];
+  sys->gate |= MTI_GATE_IN_FEED;
+  sys->cur_event = ev; /* stale after the event: TraceContext checks the gate */
+  sys->cur_comp = c;
+  dispatch(s, ev);
+  sys->gate &= (uint8_t)~MTI_GATE_IN_FEED;
+  return 0;
+}
+
+static __attribute__((noinline)) int feed_slow(struct tw_mti_system *sys,
+                                               const struct tw_event *ev)
+{
+  struct mti_component *c = NULL;
+  int idx;
+  unsigned f;
+  if (sys->gate) /* stopped, or from a callback: events do not nest */
+    return sys->gate & MTI_GATE_IN_FEED ? TW_EBUSY : TW_EINVAL;
+  if (ev->stream < sys->nby_stream)
+    c = sys->by_stream[ev->stream];
+  if (!c && !(c = comp_slow(sys, ev)))
+    return TW_ENOMEM;
+  if ((idx = index_slow(sys, ev)) < 0)
+    return 0;
+  f = c->flags[idx];
+  return f ? feed_hot(sys, c, idx, f, ev) : 0;
+}
+
+int tw_mti_system_feed(struct tw_mti_system *sys, const struct tw_event *ev)
+{
+  struct mti_component *c;
+  unsigned f;
+  int idx;
+  if (unlikely(sys->gate | (ev->stream >= sys->nby_stream) | (ev->id >= TW__MTI_ID_TABLE)))
+    return feed_slow(sys, ev);
+  c = sys->by_stream[ev->stream];
+  idx = sys->id_index[ev->id];
+  if (unlikely(!c || idx < 0))
+    return feed_slow(sys, ev);
+  f = c->flags[idx];
+  if (!f)
+    return 0; /* nobody listens and nothing to remember */
+  if (f == MTI_F_HOT)
+    return feed_listen(sys, c, idx, ev);
+  return feed_hot(sys, c, idx, f, ev);
 }

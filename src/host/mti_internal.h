@@ -111,6 +111,26 @@ struct tw__mti_source_spec {
   uint8_t task_act[256];
 };
 
+/* One step of filling a record from a struct tw_event, precomputed from
+ * the union of the active classes' masks (tw__mti_source_refresh). */
+enum mti_op { MTI_OP_U8, MTI_OP_U16, MTI_OP_U32, MTI_OP_U64, MTI_OP_TIME, MTI_OP_SEQ,
+              MTI_OP_STRING };
+struct mti_fill_op {
+  uint32_t off;
+  uint8_t op;
+  uint8_t src;   /* index into ev->values */
+  uint16_t field;
+};
+
+/* One callback to make for an event: the flattened (class, callback) list
+ * of a source, so delivery is one loop. */
+struct mti_call {
+  MTI_CallbackT fn;
+  void *user;
+  const MTI_EventClass *ec;
+  MTI_EventClassId id;
+};
+
 struct mti_source {
   MTI_TraceSource base;
   struct mti_component *comp;
@@ -127,8 +147,15 @@ struct mti_source {
   size_t n32;
   bool hot;
   MTI_FieldMask fill_mask; /* fields some active class selects */
+  int nops;
+  struct mti_fill_op ops[TW__MTI_MAX_FIELDS];
+  struct mti_call *calls;
+  size_t ncalls;
   uint8_t *record; /* spec->layout_size bytes, 8-aligned */
 };
+
+#define MTI_GATE_STOPPED 0x01u
+#define MTI_GATE_IN_FEED 0x02u
 
 #define MTI_F_HOT 0x01u   /* counters or classes with callbacks */
 #define MTI_F_STATE 0x02u /* the event changes the model state */
@@ -190,7 +217,7 @@ struct tw_mti_system {
   char **old_names; /* replaced by a rename; plugins may still hold them */
   size_t nold_names;
   bool running;
-  bool in_feed;
+  uint8_t gate; /* MTI_GATE_*: feed's one test for both */
   bool have_first_endpoint;
   uint16_t first_endpoint;
   uint64_t unknown;

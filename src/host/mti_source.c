@@ -268,6 +268,7 @@ static size_t class_value_offset(const MTI_EventClass *self, MTI_ValueIndex vidx
 }
 
 static bool sys_running(const struct mti_source *src) { return src->comp->sys->running; }
+static int reserve_call(struct mti_source *s);
 
 static MTI_Status class_register(MTI_EventClass *self, MTI_CallbackT fn, void *user)
 {
@@ -279,6 +280,8 @@ static MTI_Status class_register(MTI_EventClass *self, MTI_CallbackT fn, void *u
   for (size_t i = 0; i < c->ncbs; i++)
     if (c->cbs[i].fn == fn && c->cbs[i].user == user)
       return MTI_PARAMETER_INVALID;
+  if (reserve_call(c->src) < 0)
+    return MTI_ERROR;
   if (c->ncbs == c->capcbs) {
     size_t cap = c->capcbs ? c->capcbs * 2 : 4;
     struct mti_callback *n = realloc(c->cbs, cap * sizeof *n);
@@ -487,6 +490,7 @@ void tw__mti_source_free(struct mti_source *s)
   }
   free(s->classes);
   free(s->active);
+  free(s->calls);
   free(s->c64);
   free(s->c32);
   free(s->fields);
@@ -494,21 +498,72 @@ void tw__mti_source_free(struct mti_source *s)
   free(s);
 }
 
+static void build_ops(struct mti_source *s)
+{
+  s->nops = 0;
+  for (MTI_FieldMask m = s->fill_mask; m; m &= m - 1) {
+    int i = __builtin_ctz(m);
+    const struct tw__mti_field_spec *f = &s->spec->fields[i];
+    struct mti_fill_op *op = &s->ops[s->nops];
+    op->off = s->spec->offsets[i];
+    op->src = f->src_index;
+    op->field = (uint16_t)i;
+    switch (f->fill) {
+    case MTI_FILL_VALUE:
+      op->op = f->size == 1 ? MTI_OP_U8 : f->size == 2 ? MTI_OP_U16
+             : f->size == 4 ? MTI_OP_U32 : MTI_OP_U64;
+      break;
+    case MTI_FILL_STRING: op->op = MTI_OP_STRING; break;
+    case MTI_FILL_TIME: op->op = MTI_OP_TIME; break;
+    case MTI_FILL_SEQ: op->op = MTI_OP_SEQ; break;
+    default: continue; /* GIVEN: dump sources are filled from values */
+    }
+    s->nops++;
+  }
+}
+
+static void build_calls(struct mti_source *s)
+{
+  s->ncalls = 0;
+  for (size_t i = 0; i < s->nactive; i++) {
+    const struct mti_class *c = s->active[i];
+    for (size_t k = 0; k < c->ncbs; k++)
+      s->calls[s->ncalls++] = (struct mti_call){c->cbs[k].fn, c->cbs[k].user, &c->base, c->id};
+  }
+}
+
+/* Room for one more callback in the source's delivery lists, taken before a
+ * registration changes anything, so refreshing them cannot fail. */
+static int reserve_call(struct mti_source *s)
+{
+  size_t n = 1;
+  struct mti_call *calls;
+  struct mti_class **active;
+  for (size_t i = 0; i < s->nclasses; i++)
+    n += s->classes[i]->ncbs;
+  if (!(calls = realloc(s->calls, n * sizeof *calls)))
+    return -1;
+  s->calls = calls;
+  if (!(active = realloc(s->active, (s->nclasses ? s->nclasses : 1) * sizeof *active)))
+    return -1;
+  s->active = active;
+  return 0;
+}
+
 /* Rebuilds the list of classes with callbacks; only called while stopped. */
 void tw__mti_source_refresh(struct mti_source *s)
 {
-  struct mti_class **a = realloc(s->active, (s->nclasses ? s->nclasses : 1) * sizeof *a);
-  if (a)
-    s->active = a;
   s->nactive = 0;
   s->fill_mask = 0;
-  for (size_t i = 0; a && i < s->nclasses; i++) {
+  for (size_t i = 0; i < s->nclasses; i++) {
     if (s->classes[i]->ncbs) {
       s->active[s->nactive++] = s->classes[i];
       s->fill_mask |= s->classes[i]->mask;
     }
   }
   s->hot = s->nactive || s->n64 || s->n32;
+  build_ops(s);
+  build_calls(s);
   tw__mti_flags_update(s);
 }
 

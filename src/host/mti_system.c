@@ -108,7 +108,8 @@ static const struct MTI_SystemTraceInterface_vtbl sys_vtbl = {
 
 static const struct tw_event *ctx_event(const TW_TraceContext *self)
 {
-  return SYS_OF_CTX(self)->cur_event;
+  const struct tw_mti_system *sys = SYS_OF_CTX(self);
+  return sys->gate & MTI_GATE_IN_FEED ? sys->cur_event : NULL;
 }
 static const char *ctx_name(const TW_TraceContext *self,
                             const MTI_ComponentTraceInterface *component, int kind,
@@ -121,7 +122,8 @@ static const char *ctx_name(const TW_TraceContext *self,
 }
 static const MTI_ComponentTraceInterface *ctx_comp(const TW_TraceContext *self)
 {
-  const struct mti_component *c = SYS_OF_CTX(self)->cur_comp;
+  const struct tw_mti_system *sys = SYS_OF_CTX(self);
+  const struct mti_component *c = sys->gate & MTI_GATE_IN_FEED ? sys->cur_comp : NULL;
   return c ? &c->base : NULL;
 }
 
@@ -242,6 +244,7 @@ int tw_mti_system_create(struct tw_mti_system **out, const struct tw_event_desc 
     return TW_ENOMEM;
   sys->systrace.vtbl = &sys_vtbl;
   sys->ctx.vtbl = &ctx_vtbl;
+  sys->gate = MTI_GATE_STOPPED;
   sys->descs = descs;
   sys->ndescs = ndescs;
   memset(sys->id_index, 0xff, sizeof sys->id_index);
@@ -407,14 +410,16 @@ int tw_mti_system_declare_event(struct tw_mti_system *sys, const struct tw_event
 int tw_mti_system_start(struct tw_mti_system *sys)
 {
   sys->running = true;
+  sys->gate &= (uint8_t)~MTI_GATE_STOPPED;
   return 0;
 }
 
 int tw_mti_system_stop(struct tw_mti_system *sys)
 {
-  if (sys->in_feed)
+  if (sys->gate & MTI_GATE_IN_FEED)
     return TW_EBUSY;
   sys->running = false;
+  sys->gate |= MTI_GATE_STOPPED;
   return 0;
 }
 

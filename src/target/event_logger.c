@@ -44,7 +44,10 @@
  *    produced holds exactly.
  *
  * Cost: the common put is one relaxed load, one acquire load, one CAS,
- * n + 1 stores and one load. Where a 32-bit CAS is not lock-free
+ * n + 1 stores and one load. Speed-optimised builds (hosts) also get a
+ * specialised tw_logger_put for that common case, with the rare cases
+ * (bad arguments, pending drops, a full ring, a sleeping consumer) out of
+ * line; -Os builds keep the one general path. Where a 32-bit CAS is not lock-free
  * (Cortex-M0) TW_CFG_LOGGER_CRITICAL does the same steps under
  * tw_port_irq_lock().
  */
@@ -158,8 +161,16 @@ int tw__logger_put(struct tw_logger *l, uint16_t id, const uint32_t *first,
   return 0;
 }
 
-int tw_logger_put(struct tw_logger *l, uint16_t id, const uint32_t *data,
-                  uint32_t n)
+#if defined(__OPTIMIZE__) && !defined(__OPTIMIZE_SIZE__) && !TW_CFG_LOGGER_CRITICAL
+#define HOST_FAST_PUT 1
+#define COLD __attribute__((noinline, cold))
+#else
+#define HOST_FAST_PUT 0
+#define COLD
+#endif
+
+COLD static int put_checked(struct tw_logger *l, uint16_t id,
+                            const uint32_t *data, uint32_t n)
 {
   if (!l)
     return TW_EINVAL;
@@ -169,6 +180,48 @@ int tw_logger_put(struct tw_logger *l, uint16_t id, const uint32_t *data,
   }
   return tw__logger_put(l, id, 0, data, n, 0u);
 }
+
+#if HOST_FAST_PUT
+/* Hosts (speed over size): the common put, specialised, with every rare
+ * case (bad arguments, pending drops, full ring, a sleeping consumer) left
+ * to the general path. Same protocol, fewer registers to save: on x86
+ * every store queued before the CAS must drain before it runs. -Os builds
+ * (targets) keep the single general path. */
+COLD static void wake(struct tw_logger *l)
+{
+  if (xchg(&l->waiting, 0u))
+    tw_port_wake(&l->waiting);
+}
+
+int tw_logger_put(struct tw_logger *l, uint16_t id, const uint32_t *data,
+                  uint32_t n)
+{
+  if (!l || !data || n - 1u >= TW_LOGGER_MAX_DATA ||
+      LOAD(&l->drops_pending, RELAXED))
+    return put_checked(l, id, data, n);
+  uint32_t m = l->mask, h = LOAD(&l->head, RELAXED);
+  do {
+    /* acquire: as in reserve() */
+    if (h + 1u + n - LOAD(&l->tail, ACQUIRE) > m + 1u)
+      return put_checked(l, id, data, n); /* full or too big: counted there */
+  } while (!__atomic_compare_exchange_n(&l->head, &h, h + 1u + n, 1,
+                                        __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+  uint32_t *b = l->buf;
+  for (uint32_t k = 0; k < n; k++)
+    b[(h + 1u + k) & m] = data[k];
+  /* release: as in tw__logger_put */
+  STORE(&b[h & m], (uint32_t)id << 16 | n, RELEASE);
+  if (LOAD(&l->waiting, SEQ_CST))
+    wake(l);
+  return 0;
+}
+#else
+int tw_logger_put(struct tw_logger *l, uint16_t id, const uint32_t *data,
+                  uint32_t n)
+{
+  return put_checked(l, id, data, n);
+}
+#endif
 
 /* Header of the oldest committed event, or 0. */
 static uint32_t peek(struct tw_logger *l, uint32_t t)

@@ -232,9 +232,52 @@ static void take(struct tw_streamer *s, const struct tw_src_rec *rec, int n)
   s->pend = s->pdrops ? 1 : 2;
 }
 
+/* A STR/BLOB custom event: payload { len, bytes... } becomes snapshot
+ * records of at most one packet each. Restartable: s->poff is how far the
+ * bytes went out; the snapshot id advances only when all did. */
+static int write_bytes(struct tw_streamer *s, int timed, const uint32_t *payload, uint32_t n)
+{
+  uint32_t len = n ? payload[0] : 0;
+  const uint8_t *bytes = (const uint8_t *)(payload + 1);
+  uint32_t hwords = timed ? 10u : 8u;
+  uint32_t room = (s->max_bytes - HDR - TW_FOOTER_BYTES - hwords * 4) & ~3u;
+
+  if (n && len > (n - 1) * 4)
+    len = (n - 1) * 4; /* never read past what the logger gave */
+  do {
+    uint32_t part = len - s->poff < room ? len - s->poff : room;
+    uint32_t words = hwords + (part + 3) / 4, i = 0;
+    int rc = make_room(s, words * 4);
+    if (rc)
+      return rc;
+    uint32_t seq = s->ev_seq;
+    uint32_t *p = claim(s, words);
+    p[i++] = tw_evhdr_make(timed ? TW_REC_SNAPSHOT_TS : TW_REC_SNAPSHOT, words * 4, seq);
+    if (timed) {
+      p[i++] = (uint32_t)s->pts;
+      p[i++] = (uint32_t)(s->pts >> 32);
+    }
+    p[i++] = (uint32_t)s->prec.id << 16 | TW_MOD_CUSTOM;
+    p[i++] = 0;                          /* file */
+    p[i++] = 0;                          /* line */
+    p[i++] = s->snap_id;
+    p[i++] = s->poff;                    /* address: offset in the bytes */
+    p[i++] = len << 16 | part;
+    p[i++] = 0;                          /* format */
+    if (part % 4)
+      p[words - 1] = 0;
+    memcpy(&p[i], bytes + s->poff, part);
+    s->poff += part;
+  } while (s->poff < len);
+  s->poff = 0;
+  s->snap_id++;
+  return 0;
+}
+
 static int write_event(struct tw_streamer *s)
 {
   const struct tw_event_desc *d = tw_event_desc_by_id(s->prec.id);
+  const struct tw_custom_decl *c = NULL;
   int timed;
   uint16_t module;
 
@@ -242,7 +285,7 @@ static int write_event(struct tw_streamer *s)
     timed = (d->flags & TW_EVF_TIMED) != 0;
     module = d->module;
   } else {
-    const struct tw_custom_decl *c = tw_custom_find(s->prec.id);
+    c = tw_custom_find(s->prec.id);
     timed = c && c->timed;
     module = TW_MOD_CUSTOM;
   }
@@ -252,6 +295,8 @@ static int write_event(struct tw_streamer *s)
     payload++;
     n--;
   }
+  if (c && c->bytes)
+    return write_bytes(s, timed, payload, n);
   int rc = write_record(s, timed, s->pts, s->prec.id, module, payload, n);
   if (rc == TW_ETOOBIG) {
     /* can never fit a packet: lost on the target, announced as a drop */

@@ -69,10 +69,10 @@ void tw_name_reset(void)
 }
 
 /* "Name f:U8 g:U32": a name, then fields "ident:type". Returns the field
- * count or -1. */
-static int parse_decl(const char *d)
+ * count or -1; *bytes is set for a single STR or BLOB field. */
+static int parse_decl(const char *d, int *bytes)
 {
-  int nf = 0;
+  int nf = 0, nbytes = 0;
   const char *p = d;
 
   while (*p && *p != ' ')
@@ -93,10 +93,15 @@ static int parse_decl(const char *d)
     while (*p && *p != ' ')
       p++;
     size_t tl = (size_t)(p - t);
-    if (!((tl == 2 && !memcmp(t, "U8", 2)) || (tl == 3 && (!memcmp(t, "U16", 3) || !memcmp(t, "U32", 3)))))
+    if ((tl == 3 && !memcmp(t, "STR", 3)) || (tl == 4 && !memcmp(t, "BLOB", 4)))
+      nbytes++;
+    else if (!((tl == 2 && !memcmp(t, "U8", 2)) || (tl == 3 && (!memcmp(t, "U16", 3) || !memcmp(t, "U32", 3)))))
       return -1;
     nf++;
   }
+  if (nbytes && nf != 1)
+    return -1; /* a bytes field stands alone */
+  *bytes = nbytes;
   return nf <= TW_CUSTOM_MAX_WORDS ? nf : -1;
 }
 
@@ -104,7 +109,8 @@ int tw_custom_declare(uint16_t id, int timed, const char *decl)
 {
   if (id == 0 || tw_event_desc_by_id(id) || !decl || strlen(decl) >= TW_CFG_DECL_MAX)
     return TW_EINVAL;
-  int nf = parse_decl(decl);
+  int bytes = 0;
+  int nf = parse_decl(decl, &bytes);
   if (nf < 0 || (nf == 0 && !timed))
     return TW_EINVAL; /* the logger needs at least one data word */
   if (tw_custom_find(id))
@@ -117,6 +123,7 @@ int tw_custom_declare(uint16_t id, int timed, const char *decl)
   c->id = id;
   c->timed = timed ? 1 : 0;
   c->nfields = (uint8_t)nf;
+  c->bytes = (uint8_t)bytes;
   memcpy(c->decl, decl, strlen(decl));
   __atomic_store_n(&ndecls, n + 1, __ATOMIC_RELEASE);
   return 0;
@@ -146,13 +153,39 @@ void tw_custom_reset(void)
   __atomic_store_n(&ndecls, 0, __ATOMIC_RELEASE);
 }
 
-void tw_custom(uint16_t id, const uint32_t *data, uint32_t n)
+static int custom_on(uint16_t id)
 {
   uint32_t mask = __atomic_load_n(&tw_trace_mask, __ATOMIC_RELAXED);
-  if (id - 1u < 32u ? !((mask >> (id - 1u)) & 1u) : !mask)
+  return id - 1u < 32u ? (mask >> (id - 1u)) & 1u : mask != 0;
+}
+
+void tw_custom_bytes(uint16_t id, const void *data, uint32_t len)
+{
+  if (!custom_on(id))
     return;
   const struct tw_custom_decl *c = tw_custom_find(id);
-  if (!c || n > TW_CUSTOM_MAX_WORDS || (n && !data))
+  if (!c || !c->bytes || (len && !data))
+    return;
+  if (len > TW_CFG_BYTES_MAX)
+    len = TW_CFG_BYTES_MAX;
+  uint32_t w[2 + (TW_CFG_BYTES_MAX + 3) / 4];
+  uint32_t k = 0;
+  if (c->timed)
+    w[k++] = tw_trace_now();
+  w[k++] = len;
+  if (len % 4)
+    w[k + len / 4] = 0; /* zero the pad bytes of the last word */
+  if (len)
+    memcpy(&w[k], data, len);
+  tw__trace_put(id, w, k + (len + 3) / 4);
+}
+
+void tw_custom(uint16_t id, const uint32_t *data, uint32_t n)
+{
+  if (!custom_on(id))
+    return;
+  const struct tw_custom_decl *c = tw_custom_find(id);
+  if (!c || c->bytes || n > TW_CUSTOM_MAX_WORDS || (n && !data))
     return; /* undeclared: the host could not decode it */
   uint32_t w[1 + TW_CUSTOM_MAX_WORDS];
   uint32_t k = 0;

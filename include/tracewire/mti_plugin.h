@@ -1,0 +1,71 @@
+/*
+ * Writing an MTI plugin without the boilerplate: describe it in a
+ * struct tw_mti_plugin_desc (prefix, parameters, per-instance state size,
+ * three hooks) and TW_MTI_SIMPLE_PLUGIN(desc) provides the PluginFactory,
+ * the PluginInstances (several per plugin, each with its own parameter
+ * values and state), their ObtainInterface, a runtime ParameterInterface
+ * over the declared parameters, and the exported entry points.
+ *
+ * The plugin links the static tw_host library (only mti_simple.c and
+ * mti_params.c are pulled in). Everything here is an addition on top of
+ * tracewire/mti.h; a plugin can always implement the interfaces itself
+ * (examples/plugins/switches.c does).
+ *
+ * Threads: hooks are called on the host's feeding thread.
+ */
+#ifndef TRACEWIRE_MTI_PLUGIN_H
+#define TRACEWIRE_MTI_PLUGIN_H
+
+#include "tracewire/mti.h"
+#include "tracewire/mti_host.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct tw_mti_instance;
+
+struct tw_mti_plugin_desc {
+  const char *prefix;                       /* GetPrefix(); the default instance name */
+  const eslapi_CADIParameterInfo_t *params; /* ids unique; isRunTime as wanted */
+  uint32_t nparams;
+  size_t state_size; /* bytes of zeroed per-instance state (in->state) */
+  /* After the parameters are set. Nonzero refuses the instance. May be NULL. */
+  int (*instantiate)(struct tw_mti_instance *in);
+  /* PluginInstance::RegisterSimulation. */
+  eslapi_CADIReturn_t (*register_simulation)(struct tw_mti_instance *in,
+                                             eslapi_CAInterface *simulation);
+  /* PluginInstance::Release, before the helper frees the instance. May be NULL. */
+  void (*release)(struct tw_mti_instance *in);
+};
+
+struct tw_mti_instance {
+  MTI_PluginInstance base; /* first: the instance is its own PluginInstance */
+  const struct tw_mti_plugin_desc *desc;
+  struct tw_mti_params params; /* also the runtime MTI_ParameterInterface */
+  eslapi_CADIParameterValue_t *values;
+  char name[CADI_NAME_SIZE];
+  void *state;
+};
+
+/* Current values by local name (NULL / 0 / false / "" when unknown). */
+int64_t tw_mti_instance_int(const struct tw_mti_instance *in, const char *name);
+bool tw_mti_instance_bool(const struct tw_mti_instance *in, const char *name);
+const char *tw_mti_instance_string(const struct tw_mti_instance *in, const char *name);
+
+struct tw_mti_factory {
+  MTI_PluginFactory base;
+  const struct tw_mti_plugin_desc *desc;
+};
+extern const struct MTI_PluginFactory_vtbl tw_mti_factory_vtbl;
+
+/* In one file of the plugin, after `static const struct tw_mti_plugin_desc d`. */
+#define TW_MTI_SIMPLE_PLUGIN(desc)                                               \
+  static struct tw_mti_factory tw__mti_simple_factory = {{&tw_mti_factory_vtbl}, &(desc)}; \
+  TW_MTI_PLUGIN_EXPORT(&tw__mti_simple_factory.base)
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
