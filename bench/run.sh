@@ -4,5 +4,5 @@
 set -euo pipefail
 b=${1:-build}
 "$b/bench/bench_logger"   # ring put vs LTTng-UST tracepoint (starts its own session)
-"$b/bench/bench_decode" 512
+"$b/bench/bench_decode" 512   # host decode MB/s and events/s vs memcpy of the same bytes
 "$b/bench/bench_mti" 20   # MTI dispatch per delivered event vs a direct call

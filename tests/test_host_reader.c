@@ -223,6 +223,87 @@ static void every_single_bit_flip_in_a_header_is_contained(void **state)
   free(s.data);
 }
 
+static void invalid_data_padding(void **state)
+{
+  (void)state;
+  struct stream_buf s;
+  struct tw_synth_cfg cfg = { .names = 0, .pkt_bytes = 200 };
+  synth_stream(&s, 3, &cfg);
+  uint8_t b[4096];
+  size_t n = 0, at[3];
+  /* padding first (nothing valid before it: reported), then after packets 0 and 1 */
+  for (int k = 0; k < 3; k++) {
+    tw_pkt_hdr h;
+    tw_pkt_set_invalid(&h, 64);
+    memcpy(b + n, &h.word1, 4);
+    for (int i = 4; i < 64; i++)
+      b[n + (size_t)i] = (uint8_t)(i * 7); /* the padding's bytes are garbage */
+    n += 64;
+    at[k] = n;
+    memcpy(b + n, s.data + s.off[k], s.plen[k]);
+    n += s.plen[k];
+  }
+  struct got *g = frame(b, n, 50);
+  assert_int_equal(g->n, 3);
+  for (int k = 0; k < 3; k++)
+    assert_int_equal(g->off[k], at[k]);
+  assert_int_equal(g->nskips, 1);
+  assert_int_equal(g->skips[0].offset, 0);
+  assert_int_equal(g->skips[0].count, 64);
+  free(g);
+  /* a packet whose type bits became InvalidData keeps its footer: damage, not padding */
+  n = 0;
+  for (int k = 0; k < 3; k++) {
+    memcpy(b + n, s.data + s.off[k], s.plen[k]);
+    if (k == 1)
+      b[n] &= 0x0F;
+    n += s.plen[k];
+  }
+  g = frame(b, n, 4096);
+  assert_int_equal(g->n, 2);
+  assert_int_equal(g->nskips, 1);
+  assert_int_equal(g->skips[0].offset, s.off[1]);
+  assert_int_equal(g->skips[0].count, s.plen[1]);
+  free(g);
+  free(s.data);
+}
+
+/* Random damage anywhere (payloads included): the reader and decoder never
+ * read out of bounds (ASan in CI), skips are ordered and inside the input,
+ * and every packet the reader returns is one that parses. */
+static void random_damage_is_survived(void **state)
+{
+  (void)state;
+  struct stream_buf s;
+  struct tw_synth_cfg cfg = { .names = 1, .pkt_bytes = 160, .drop_every = 13 };
+  synth_stream(&s, 30, &cfg);
+  uint8_t *c = malloc(s.len);
+  srand(12345);
+  for (int round = 0; round < 300; round++) {
+    memcpy(c, s.data, s.len);
+    size_t len = s.len - (size_t)(rand() % 50);
+    for (int k = 0; k < 1 + round % 40; k++)
+      c[(size_t)rand() % len] ^= (uint8_t)(1u << (rand() % 8));
+    struct got *g = frame(c, len, 1 + (size_t)(rand() % 300));
+    unsigned long long end = 0;
+    for (size_t i = 0; i < g->nskips; i++) {
+      assert_true(g->skips[i].offset >= end);
+      end = g->skips[i].offset + g->skips[i].count;
+      assert_true(end <= len);
+    }
+    for (size_t i = 0; i < g->n; i++) {
+      struct tw_pkt p;
+      assert_int_equal(tw_pkt_parse(c + g->off[i], g->len[i], 0, &p), (int)g->len[i]);
+    }
+    free(g);
+    struct text t;
+    tw_decoder_close(decode_mem(c, len, &t));
+    free(t.buf);
+  }
+  free(c);
+  free(s.data);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -230,6 +311,8 @@ int main(void)
     cmocka_unit_test(damaged_stream_keeps_every_intact_packet),
     cmocka_unit_test(length_bound_checked_before_reading),
     cmocka_unit_test(every_single_bit_flip_in_a_header_is_contained),
+    cmocka_unit_test(invalid_data_padding),
+    cmocka_unit_test(random_damage_is_survived),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -28,7 +28,8 @@ long long cli_parse_seconds(const char *s)
 
 void cli_diag(void *ctx, const struct tw_diag *g)
 {
-  struct cli_trace *t = ctx;
+  struct cli_src *src = ctx;
+  struct cli_trace *t = src->t;
   t->diags++;
   switch (g->kind) {
   case TW_DIAG_SKIP: case TW_DIAG_BAD_RECORD: case TW_DIAG_SNAPSHOT: case TW_DIAG_BAD_DECL:
@@ -41,11 +42,14 @@ void cli_diag(void *ctx, const struct tw_diag *g)
   }
   if (t->quiet)
     return;
-  long long foff = tw_conn_locate(t->src, g->offset);
+  long long foff = tw_conn_locate(src->conn, g->offset);
+  fprintf(stderr, "tracewire: %s", t->path);
+  if (t->nsrc > 1)
+    fprintf(stderr, " source %d (%s)", src->id, src->uri);
   if (g->kind == TW_DIAG_SKIP)
-    fprintf(stderr, "tracewire: %s: offset %llu", t->path, g->offset);
+    fprintf(stderr, ": offset %llu", g->offset);
   else
-    fprintf(stderr, "tracewire: %s: packet %llu at offset %llu", t->path, g->packet, g->offset);
+    fprintf(stderr, ": packet %llu at offset %llu", g->packet, g->offset);
   if (t->is_twt && foff >= 0)
     fprintf(stderr, " (file offset %lld)", foff);
   if (g->stream >= 0)
@@ -55,32 +59,75 @@ void cli_diag(void *ctx, const struct tw_diag *g)
 
 static void on_chunk(void *ctx, const struct tw_twt_chunk *c, int err, const char *msg)
 {
-  struct cli_trace *t = ctx;
+  struct cli_src *src = ctx;
+  struct cli_trace *t = src->t;
+  int first = src == &t->src[0]; /* whole-file events are reported once */
   if (!c) {
-    t->truncated = 1;
-    t->damage++;
-    fprintf(stderr, "tracewire: %s (%s)\n", msg, tw_err_name(err));
+    if (first) {
+      t->truncated = 1;
+      t->damage++;
+      fprintf(stderr, "tracewire: %s (%s)\n", msg, tw_err_name(err));
+    }
     return;
   }
+  if (c->type == TW_TWT_END && first)
+    t->have_end = 1;
+  if (src->id >= 0 && c->source != src->id)
+    return;
   switch (c->type) {
   case TW_TWT_SOURCE:
-    if (!t->nsources++)
-      snprintf(t->source_uri, sizeof t->source_uri, "%.*s", (int)c->len, (const char *)c->data);
+    if (!src->uri[0])
+      snprintf(src->uri, sizeof src->uri, "%.*s", (int)c->len, (const char *)c->data);
     break;
   case TW_TWT_INFO:
     if (c->len >= 4 * TW_INFO_WORDS) {
       for (unsigned i = 0; i < TW_INFO_WORDS; i++)
-        t->info[i] = tw_load_be32(c->data + 4 * i);
-      t->have_info = 1;
-      tw_decoder_set_freq(t->d, (uint16_t)t->info[TW_INFO_ENDPOINT], t->info[TW_INFO_TS_FREQ_HZ]);
+        src->info[i] = tw_load_be32(c->data + 4 * i);
+      src->have_info = 1;
+      tw_decoder_set_freq(src->d, (uint16_t)src->info[TW_INFO_ENDPOINT], src->info[TW_INFO_TS_FREQ_HZ]);
     }
-    break;
-  case TW_TWT_END:
-    t->have_end = 1;
     break;
   default:
     break;
   }
+}
+
+/* The source ids of a .twt: its leading SOURCE chunks (record writes them
+ * all first). None: one stream of every DATA chunk. */
+static int discover(struct cli_trace *t)
+{
+  char err[512];
+  struct tw_twt_reader *r;
+  struct tw_twt_chunk c;
+  if (tw_twt_open(t->path, &r, err, sizeof err) < 0) {
+    cli_err("%s", err);
+    return -1;
+  }
+  while (tw_twt_next(r, &c) == 1 && c.type == TW_TWT_SOURCE && t->nsrc < CLI_MAX_SOURCES) {
+    int seen = 0;
+    for (size_t i = 0; i < t->nsrc; i++)
+      seen |= t->src[i].id == c.source;
+    if (!seen)
+      t->src[t->nsrc++].id = c.source;
+  }
+  tw_twt_close_reader(r);
+  if (t->nsrc <= 1) {
+    t->nsrc = 1;
+    t->src[0].id = -1;
+  }
+  return 0;
+}
+
+static int src_event(void *ctx, const struct tw_event *ev)
+{
+  struct cli_src *src = ctx;
+  struct cli_trace *t = src->t;
+  src->last_ns = ev->time_ns;
+  if (t->nsrc == 1)
+    return t->on_event ? t->on_event(t->ev_ctx, ev) : 0;
+  struct tw_event e = *ev;
+  e.stream = (uint16_t)((size_t)(src - t->src) * CLI_STREAMS + ev->stream);
+  return t->on_event ? t->on_event(t->ev_ctx, &e) : 0;
 }
 
 int cli_trace_open(struct cli_trace *t, const char *path)
@@ -94,30 +141,74 @@ int cli_trace_open(struct cli_trace *t, const char *path)
     return TW_EXIT_ERROR;
   }
   t->is_twt = twt;
-  int rc = twt ? tw_conn_twt_open(path, -1, &t->src, err, sizeof err)
-               : tw_conn_file_open(path, &t->src, err, sizeof err);
-  if (rc < 0) {
-    cli_err("%s", err);
-    return TW_EXIT_ERROR;
+  if (twt) {
+    if (discover(t) < 0)
+      return TW_EXIT_ERROR;
+  } else {
+    t->nsrc = 1;
+    t->src[0].id = -1;
   }
-  if (tw_reader_open(&t->r, t->src, NULL) < 0 || tw_decoder_open(&t->d, NULL) < 0) {
-    cli_err("%s: out of memory", path);
-    return TW_EXIT_ERROR;
+  struct tw_decoder_cfg dcfg = { .max_streams = CLI_STREAMS };
+  for (size_t i = 0; i < t->nsrc; i++) {
+    struct cli_src *s = &t->src[i];
+    s->t = t;
+    int rc = twt ? tw_conn_twt_open(path, s->id, &s->conn, err, sizeof err)
+                 : tw_conn_file_open(path, &s->conn, err, sizeof err);
+    if (rc < 0) {
+      cli_err("%s", err);
+      return TW_EXIT_ERROR;
+    }
+    if (tw_reader_open(&s->r, s->conn, NULL) < 0 || tw_decoder_open(&s->d, &dcfg) < 0) {
+      cli_err("%s: out of memory", path);
+      return TW_EXIT_ERROR;
+    }
+    tw_decoder_on_diag(s->d, cli_diag, s);
+    tw_decoder_on_event(s->d, src_event, s);
+    if (twt)
+      tw_conn_twt_on_chunk(s->conn, on_chunk, s);
   }
-  tw_decoder_on_diag(t->d, cli_diag, t);
-  if (twt)
-    tw_conn_twt_on_chunk(t->src, on_chunk, t);
+  t->d = t->src[0].d;
   return 0;
 }
 
+static void skip_cb(void *ctx, const struct tw_skip *skip) { tw_decoder_skip(((struct cli_src *)ctx)->d, skip); }
+
 int cli_trace_run(struct cli_trace *t)
 {
-  int rc = tw_decoder_run(t->d, t->r);
-  if (rc < 0) {
-    cli_err("%s: %s", t->path, tw_conn_error(t->src));
-    return TW_EXIT_ERROR;
+  if (t->nsrc == 1) {
+    int rc = tw_decoder_run(t->src[0].d, t->src[0].r);
+    if (rc < 0 && rc != TW_EIO) {
+      cli_err("%s: %s", t->path, tw_conn_error(t->src[0].conn));
+      return TW_EXIT_ERROR;
+    }
+    return rc;
   }
-  return rc;
+  for (size_t i = 0; i < t->nsrc; i++)
+    tw_reader_on_skip(t->src[i].r, skip_cb, &t->src[i]);
+  for (;;) {
+    /* the source furthest behind in time reads next: the merge then only
+     * has to hold what one packet can put out of order */
+    struct cli_src *next = NULL;
+    for (size_t i = 0; i < t->nsrc; i++)
+      if (!t->src[i].done && (!next || t->src[i].last_ns < next->last_ns))
+        next = &t->src[i];
+    if (!next)
+      return 0;
+    struct tw_pkt pkt;
+    int n = tw_reader_next(next->r, &pkt, -1);
+    if (n == TW_EOF) {
+      next->done = 1;
+      continue;
+    }
+    if (n < 0) {
+      cli_err("%s: %s", t->path, tw_conn_error(next->conn));
+      return TW_EXIT_ERROR;
+    }
+    int rc = tw_decoder_packet(next->d, &pkt, tw_reader_pkt_offset(next->r),
+                               tw_reader_pkt_number(next->r));
+    if (rc)
+      return rc;
+  }
 }
 
 int cli_trace_status(const struct cli_trace *t)
@@ -127,7 +218,9 @@ int cli_trace_status(const struct cli_trace *t)
 
 void cli_trace_close(struct cli_trace *t)
 {
-  tw_decoder_close(t->d);
-  tw_reader_close(t->r);
-  tw_conn_close(t->src);
+  for (size_t i = 0; i < t->nsrc; i++) {
+    tw_decoder_close(t->src[i].d);
+    tw_reader_close(t->src[i].r);
+    tw_conn_close(t->src[i].conn);
+  }
 }

@@ -22,24 +22,53 @@
 #include "commands.def"
 #undef TW_COMMAND
 
-struct cli_trace {
-  const char *path;
-  struct tw_conn *src;
+/* A trace recorded from several connections (record --from A --from B)
+ * holds one byte stream per source id; each is framed and decoded on its
+ * own (their endpoints may even have the same address), and the events
+ * are merged. Events a command sees carry stream = source * CLI_STREAMS +
+ * the decoder's stream index. */
+#define CLI_MAX_SOURCES 8
+#define CLI_STREAMS 64
+
+struct cli_trace;
+
+struct cli_src {
+  struct cli_trace *t;
+  int id;                      /* .twt source id; -1: every DATA chunk (raw file) */
+  struct tw_conn *conn;
   struct tw_reader *r;
   struct tw_decoder *d;
+  int done;
+  uint64_t last_ns;            /* time of its last event: the scheduler's key */
+  uint32_t info[TW_INFO_WORDS];
+  int have_info;
+  char uri[256];
+};
+
+struct cli_trace {
+  const char *path;
+  struct cli_src src[CLI_MAX_SOURCES];
+  size_t nsrc;
+  struct tw_decoder *d;        /* src[0].d: the decoder of a single-source trace */
   int is_twt;
   int quiet;                   /* suppress per-diagnostic lines */
   unsigned long long damage;   /* skips, bad records, snapshot errors, truncation */
   unsigned long long diags;
-  uint32_t info[TW_INFO_WORDS];
-  int have_info, have_end, truncated;
-  unsigned long long nsources;
-  char source_uri[256];
+  int have_end, truncated;
+  tw_event_fn on_event;        /* the command's consumer, set before run */
+  void *ev_ctx;
 };
 
 int cli_trace_open(struct cli_trace *t, const char *path);
-/* Decode to the end; events to fn. Returns 0, or an error already printed. */
+/* Decode to the end, events to t->on_event (several sources: the one
+ * behind in time goes next). Returns 0, the consumer's value, or an
+ * error already printed. */
 int cli_trace_run(struct cli_trace *t);
+/* The source (and so the decoder: names, streams) an event came from. */
+static inline const struct cli_src *cli_src_of(const struct cli_trace *t, const struct tw_event *ev)
+{
+  return &t->src[ev->stream / CLI_STREAMS];
+}
 void cli_trace_close(struct cli_trace *t);
 void cli_diag(void *ctx, const struct tw_diag *d);
 /* Exit status for a finished trace run. */

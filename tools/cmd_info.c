@@ -34,42 +34,51 @@ int tw_cli_info(int argc, char **argv)
   }
   printf("trace: %s (%s)\n", t.path, t.is_twt ? ".twt" : "raw packets");
   if (t.is_twt)
-    printf("recorded from: %s; %s\n", t.nsources ? t.source_uri : "?",
-           t.have_end ? "stopped cleanly" : t.truncated ? "truncated (recording did not finish)"
-                                                        : "no end marker");
-  if (t.have_info) {
-    printf("target info:\n");
-    for (unsigned i = 0; i < TW_INFO_WORDS; i++) {
-      uint32_t v = t.info[i];
-      if (i == TW_INFO_VERSION)
-        printf("  %-15s %u.%u.%u\n", info_names[i], v >> 16, v >> 8 & 0xFF, v & 0xFF);
-      else if (i == TW_INFO_ENDIAN)
-        printf("  %-15s %s\n", info_names[i], v ? "big" : "little");
-      else if (i == TW_INFO_ENDPOINT || i == TW_INFO_MASK || i == TW_INFO_LOGGER)
-        printf("  %-15s 0x%08x\n", info_names[i], v);
-      else
-        printf("  %-15s %u\n", info_names[i], v);
+    printf("%s\n", t.have_end ? "stopped cleanly" : t.truncated ? "truncated (recording did not finish)"
+                                                                 : "no end marker");
+  for (size_t k = 0; k < t.nsrc; k++) {
+    const struct cli_src *src = &t.src[k];
+    struct tw_decoder *dec = src->d;
+    if (t.is_twt)
+      printf("source %d: %s\n", src->id < 0 ? 0 : src->id, src->uri[0] ? src->uri : "?");
+    if (src->have_info) {
+      printf("target info:\n");
+      for (unsigned i = 0; i < TW_INFO_WORDS; i++) {
+        uint32_t v = src->info[i];
+        if (i == TW_INFO_VERSION)
+          printf("  %-15s %u.%u.%u\n", info_names[i], v >> 16, v >> 8 & 0xFF, v & 0xFF);
+        else if (i == TW_INFO_ENDIAN)
+          printf("  %-15s %s\n", info_names[i], v ? "big" : "little");
+        else if (i == TW_INFO_ENDPOINT || i == TW_INFO_MASK || i == TW_INFO_LOGGER)
+          printf("  %-15s 0x%08x\n", info_names[i], v);
+        else
+          printf("  %-15s %u\n", info_names[i], v);
+      }
+    } else {
+      printf("target info: none recorded\n");
     }
-  } else {
-    printf("target info: none recorded\n");
-  }
-  for (size_t i = 0; i < tw_decoder_nstreams(t.d); i++) {
-    const struct tw_stream_stats *st = tw_decoder_stream(t.d, i);
-    printf("stream %04x/%u: logger module %u, clock %u Hz, %llu events\n", st->endpoint,
-           st->instance, st->module, st->freq_hz, st->events);
-  }
-  uint16_t ep;
-  enum tw_obj_kind kind;
-  uint32_t number;
-  const char *name;
-  for (size_t i = 0; tw_decoder_name_at(t.d, i, &ep, &kind, &number, &name); i++)
-    printf("name %04x %s %u \"%s\"\n", ep, tw_obj_kind_name(kind), number, name);
-  const struct tw_event_desc *d;
-  for (size_t i = 0; (d = tw_decoder_custom_at(t.d, i, &ep)); i++) {
-    printf("custom %04x id %u %s%s:", ep, d->id, d->name, d->flags & TW_EVF_TIMED ? " (timed)" : "");
-    for (unsigned f = 0; f < d->nfields; f++)
-      printf(" %s:U%u", d->fields[f].name, d->fields[f].bits);
-    printf("\n");
+    for (size_t i = 0; i < tw_decoder_nstreams(dec); i++) {
+      const struct tw_stream_stats *st = tw_decoder_stream(dec, i);
+      printf("stream %04x/%u: logger module %u, clock %u Hz, %llu events\n", st->endpoint,
+             st->instance, st->module, st->freq_hz, st->events);
+    }
+    uint16_t ep;
+    enum tw_obj_kind kind;
+    uint32_t number;
+    const char *name;
+    for (size_t i = 0; tw_decoder_name_at(dec, i, &ep, &kind, &number, &name); i++)
+      printf("name %04x %s %u \"%s\"\n", ep, tw_obj_kind_name(kind), number, name);
+    const struct tw_event_desc *d;
+    for (size_t i = 0; (d = tw_decoder_custom_at(dec, i, &ep)); i++) {
+      printf("custom %04x id %u %s%s:", ep, d->id, d->name, d->flags & TW_EVF_TIMED ? " (timed)" : "");
+      for (unsigned f = 0; f < d->nfields; f++) {
+        if (d->fields[f].type == TW_FT_STRING)
+          printf(" %s:bytes", d->fields[f].name);
+        else
+          printf(" %s:U%u", d->fields[f].name, d->fields[f].bits);
+      }
+      printf("\n");
+    }
   }
   rc = cli_trace_status(&t);
   cli_trace_close(&t);

@@ -32,8 +32,18 @@ struct print_ctx {
   const char *task;       /* number or name */
   long long t_from, t_to; /* ns, -1 open */
   uint64_t prev_ns;
-  char line[4096];
+  size_t used;              /* bytes in out */
+  char out[1 << 16];        /* lines are formatted here, written in blocks */
 };
+
+#define LINE_MAX_BYTES 4096
+
+static int flush_out(struct print_ctx *p)
+{
+  size_t n = p->used;
+  p->used = 0;
+  return fwrite(p->out, 1, n, stdout) == n ? 0 : TW_EIO;
+}
 
 static int kind_ok(const struct print_ctx *p, const struct tw_event *ev)
 {
@@ -57,7 +67,7 @@ static int task_ok(const struct print_ctx *p, const struct tw_event *ev)
       continue;
     if (numeric && ev->values[i] == n)
       return 1;
-    const char *name = tw_decoder_name(p->t.d, ev->endpoint, TW_OBJ_TASK, ev->values[i]);
+    const char *name = tw_decoder_name(cli_src_of(&p->t, ev)->d, ev->endpoint, TW_OBJ_TASK, ev->values[i]);
     if (!numeric && name && !strcmp(name, p->task))
       return 1;
   }
@@ -73,10 +83,12 @@ static int on_event(void *ctx, const struct tw_event *ev)
     return 0;
   if (!kind_ok(p, ev) || !task_ok(p, ev))
     return 0;
-  size_t n = tw_event_format(p->line, sizeof p->line, ev, p->t.d, p->prev_ns);
-  p->prev_ns = ev->time_ns;
-  if (fwrite(p->line, 1, n, stdout) != n)
+  if (sizeof p->out - p->used < LINE_MAX_BYTES && flush_out(p) < 0)
     return TW_EIO;
+  const struct cli_src *src = cli_src_of(&p->t, ev);
+  p->used += tw_event_format(p->out + p->used, LINE_MAX_BYTES, ev, src->d, p->prev_ns,
+                             p->t.nsrc > 1 ? src->id : -1);
+  p->prev_ns = ev->time_ns;
   return 0;
 }
 
@@ -142,17 +154,18 @@ int tw_cli_print(int argc, char **argv)
     return rc;
   }
   p->t.quiet = quiet;
-  static char obuf[1 << 16];
-  setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
   struct tw_merge *m;
   if (tw_merge_open(&m, window, on_event, p) < 0) {
     cli_err("out of memory");
     return TW_EXIT_ERROR;
   }
-  tw_decoder_on_event(p->t.d, tw_merge_push, m);
+  p->t.on_event = tw_merge_push;
+  p->t.ev_ctx = m;
   rc = cli_trace_run(&p->t);
   if (rc == 0)
     rc = tw_merge_flush(m);
+  if (rc == 0)
+    rc = flush_out(p);
   tw_merge_close(m);
   if (fflush(stdout) != 0 || rc == TW_EIO) {
     cli_err("print: writing the output failed");

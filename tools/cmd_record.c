@@ -8,9 +8,14 @@
  * for the command replies (GET_INFO, SET_MASK, START, STOP), which share
  * the connection with the event packets.
  *
- * Stop: Ctrl-C / SIGTERM, --duration, or the end of the source. On a stop
- * the target is sent STOP, the stream is drained until it is quiet, and
- * the trace is closed with its END chunk and fsync'd.
+ * Stop: Ctrl-C / SIGTERM, --duration, --idle, or the end of every source.
+ * On a stop each target is sent STOP (unless it already sent TRACE_STOP),
+ * its stream is drained until it is quiet, and the trace is closed with
+ * its END chunk and fsync'd.
+ *
+ * Several --from: one connection, reader, decoder and command client per
+ * source, each source's bytes in DATA chunks of its own source id (0, 1,
+ * ...). print/stats/info decode them separately and merge the events.
  */
 #include <getopt.h>
 #include <signal.h>
@@ -26,7 +31,7 @@
 
 void tw_cli_record_help(FILE *f)
 {
-  fputs("usage: tracewire record --from SOURCE -o TRACE.twt [options]\n"
+  fputs("usage: tracewire record --from SOURCE [--from SOURCE...] -o TRACE.twt [options]\n"
         "SOURCE:\n"
         "  tcp://HOST:PORT                connect to a target\n"
         "  tcp-listen://[ADDR]:PORT       wait for a target (default address 127.0.0.1)\n"
@@ -48,23 +53,38 @@ void tw_cli_record_help(FILE *f)
 static volatile sig_atomic_t stop_requested;
 static void on_signal(int sig) { (void)sig; stop_requested = 1; }
 
-struct rec {
-  struct tw_conn *src;
+#define MAX_FROM 8
+
+struct rec;
+
+struct rsrc {
+  struct rec *R;
+  uint16_t id;
+  const char *uri;
+  struct tw_conn *conn;
   struct tw_reader *r;
   struct tw_decoder *d;
-  struct tw_twt_writer *w;
   struct tw_cmd_client cmd;
-  const char *out;
-  int write_failed, tty;
-  unsigned long long data_ok; /* stream bytes safely in the trace */
+  int commands, ended;
+  unsigned long long disconnects; /* reconnect mode: the ones noted so far */
   int target_stopped;       /* TRACE_STOP seen: the target stopped itself */
   unsigned long long events;
 };
 
+struct rec {
+  struct rsrc src[MAX_FROM];
+  size_t n;
+  struct tw_twt_writer *w;
+  const char *out;
+  int write_failed, tty;
+  unsigned long long data_ok; /* stream bytes safely in the trace */
+};
+
 static void tap(void *ctx, const void *bytes, size_t n)
 {
-  struct rec *R = ctx;
-  if (!R->write_failed && tw_twt_write(R->w, TW_TWT_DATA, 0, tw_sys_wall_ns(), bytes, n) < 0) {
+  struct rsrc *s = ctx;
+  struct rec *R = s->R;
+  if (!R->write_failed && tw_twt_write(R->w, TW_TWT_DATA, s->id, tw_sys_wall_ns(), bytes, n) < 0) {
     R->write_failed = 1;
     cli_err("record: %s", tw_twt_writer_error(R->w));
   } else if (!R->write_failed) {
@@ -74,101 +94,105 @@ static void tap(void *ctx, const void *bytes, size_t n)
 
 static int count_event(void *ctx, const struct tw_event *ev)
 {
-  struct rec *R = ctx;
-  R->events++;
+  struct rsrc *s = ctx;
+  s->events++;
   if (ev->module == TW_MOD_CONTROL && ev->desc->id == TW_EV_TRACE_STOP)
-    R->target_stopped = 1;
+    s->target_stopped = 1;
   return 0;
 }
 
 static void on_msg(void *ctx, const struct tw_pkt *pkt)
 {
-  tw_cmd_client_msg(&((struct rec *)ctx)->cmd, pkt);
+  tw_cmd_client_msg(&((struct rsrc *)ctx)->cmd, pkt);
 }
 
-static void on_skip(void *ctx, const struct tw_skip *s)
+static void on_skip(void *ctx, const struct tw_skip *sk)
 {
-  struct rec *R = ctx;
-  tw_decoder_skip(R->d, s);
+  tw_decoder_skip(((struct rsrc *)ctx)->d, sk);
 }
 
 static void diag(void *ctx, const struct tw_diag *g)
 {
-  struct rec *R = ctx;
+  struct rsrc *s = ctx;
   if (g->kind == TW_DIAG_RING_DROPS || g->kind == TW_DIAG_NO_FREQ)
     return;
-  fprintf(stderr, "%stracewire: %s: offset %llu: %s\n", R->tty ? "\r\033[K" : "", R->src->name,
+  fprintf(stderr, "%stracewire: %s: offset %llu: %s\n", s->R->tty ? "\r\033[K" : "", s->conn->name,
           g->offset, g->msg);
 }
 
 static int pump(void *ctx, int timeout_ms)
 {
-  struct rec *R = ctx;
+  struct rsrc *s = ctx;
   struct tw_pkt pkt;
-  int n = tw_reader_next(R->r, &pkt, timeout_ms);
+  int n = tw_reader_next(s->r, &pkt, timeout_ms);
   if (n == 1)
-    return tw_decoder_packet(R->d, &pkt, tw_reader_pkt_offset(R->r), tw_reader_pkt_number(R->r)) < 0
+    return tw_decoder_packet(s->d, &pkt, tw_reader_pkt_offset(s->r), tw_reader_pkt_number(s->r)) < 0
                ? TW_EIO : 0;
   return n;
 }
 
-static void totals(const struct rec *R, unsigned long long *ring, unsigned long long *lost)
+static void totals(const struct rec *R, unsigned long long *events, unsigned long long *ring,
+                   unsigned long long *lost, unsigned long long *bytes)
 {
-  *ring = *lost = 0;
-  for (size_t i = 0; i < tw_decoder_nstreams(R->d); i++) {
-    const struct tw_stream_stats *st = tw_decoder_stream(R->d, i);
-    *ring += st->ring_drops;
-    *lost += st->events_lost + st->unexplained;
+  *events = *ring = *lost = *bytes = 0;
+  for (size_t k = 0; k < R->n; k++) {
+    const struct rsrc *s = &R->src[k];
+    *events += s->events;
+    *bytes += tw_reader_stats(s->r)->bytes;
+    for (size_t i = 0; i < tw_decoder_nstreams(s->d); i++) {
+      const struct tw_stream_stats *st = tw_decoder_stream(s->d, i);
+      *ring += st->ring_drops;
+      *lost += st->events_lost + st->unexplained;
+    }
   }
 }
 
 static void show_counts(const struct rec *R, double secs, int final)
 {
-  unsigned long long ring, lost;
-  totals(R, &ring, &lost);
+  unsigned long long events, ring, lost, bytes;
+  totals(R, &events, &ring, &lost, &bytes);
   fprintf(stderr, "%s%llu events (%.0f/s), drops: %llu ring overflow, %llu lost in transport, %llu bytes%s",
-          final ? "tracewire record: " : "\r\033[Krecording: ", R->events,
-          secs > 0 ? (double)R->events / secs : 0.0, ring, lost, tw_reader_stats(R->r)->bytes,
-          final ? "\n" : "");
+          final ? "tracewire record: " : "\r\033[Krecording: ", events,
+          secs > 0 ? (double)events / secs : 0.0, ring, lost, bytes, final ? "\n" : "");
 }
 
 /* GET_INFO, SET_MASK, START. 0 when the target takes commands. */
-static int start_target(struct rec *R, int have_mask, uint32_t mask)
+static int start_target(struct rsrc *s, int have_mask, uint32_t mask)
 {
   struct tw_cmd_reply_info rep;
-  int rc = tw_cmd_call(&R->cmd, TW_SVC_LOGGER, TW_LCMD_GET_INFO, NULL, 0, &rep);
+  int rc = tw_cmd_call(&s->cmd, TW_SVC_LOGGER, TW_LCMD_GET_INFO, NULL, 0, &rep);
   if (rc < 0) {
-    cli_err("record: %s; recording what the target sends", tw_cmd_client_error(&R->cmd));
+    cli_err("record: %s; recording what the target sends", tw_cmd_client_error(&s->cmd));
     return rc;
   }
   if (rep.nbody >= TW_INFO_WORDS) {
     uint8_t body[4 * TW_INFO_WORDS];
     for (unsigned i = 0; i < TW_INFO_WORDS; i++)
       tw_store_be32(body + 4 * i, rep.body[i]);
-    tw_twt_write(R->w, TW_TWT_INFO, 0, tw_sys_wall_ns(), body, sizeof body);
-    tw_decoder_set_freq(R->d, (uint16_t)rep.body[TW_INFO_ENDPOINT], rep.body[TW_INFO_TS_FREQ_HZ]);
+    tw_twt_write(s->R->w, TW_TWT_INFO, s->id, tw_sys_wall_ns(), body, sizeof body);
+    tw_decoder_set_freq(s->d, (uint16_t)rep.body[TW_INFO_ENDPOINT], rep.body[TW_INFO_TS_FREQ_HZ]);
   }
   if (have_mask) {
-    rc = tw_cmd_call(&R->cmd, TW_SVC_LOGGER, TW_LCMD_SET_MASK, &mask, 1, &rep);
+    rc = tw_cmd_call(&s->cmd, TW_SVC_LOGGER, TW_LCMD_SET_MASK, &mask, 1, &rep);
     if (rc < 0)
-      cli_err("record: %s", tw_cmd_client_error(&R->cmd));
+      cli_err("record: %s", tw_cmd_client_error(&s->cmd));
     else if (rep.nbody && rep.body[0] != mask)
-      cli_err("record: mask 0x%08x asked, 0x%08x in force", mask, rep.body[0]);
+      cli_err("record: %s: mask 0x%08x asked, 0x%08x in force", s->uri, mask, rep.body[0]);
   }
-  rc = tw_cmd_call(&R->cmd, TW_SVC_LOGGER, TW_LCMD_START, NULL, 0, &rep);
+  rc = tw_cmd_call(&s->cmd, TW_SVC_LOGGER, TW_LCMD_START, NULL, 0, &rep);
   if (rc < 0)
-    cli_err("record: %s", tw_cmd_client_error(&R->cmd));
+    cli_err("record: %s", tw_cmd_client_error(&s->cmd));
   return rc;
 }
 
-static void stop_target(struct rec *R)
+static void stop_target(struct rsrc *s)
 {
   struct tw_cmd_reply_info rep;
-  if (tw_cmd_call(&R->cmd, TW_SVC_LOGGER, TW_LCMD_STOP, NULL, 0, &rep) < 0)
-    cli_err("record: %s", tw_cmd_client_error(&R->cmd));
+  if (tw_cmd_call(&s->cmd, TW_SVC_LOGGER, TW_LCMD_STOP, NULL, 0, &rep) < 0)
+    cli_err("record: %s", tw_cmd_client_error(&s->cmd));
   /* the last packets follow the ACK: drain until the stream is quiet */
   for (int quiet = 0; quiet < 2;) {
-    int n = pump(R, 150);
+    int n = pump(s, 150);
     if (n == TW_EAGAIN)
       quiet++;
     else if (n < 0)
@@ -176,14 +200,42 @@ static void stop_target(struct rec *R)
   }
 }
 
-/* A disconnect is written into the trace (a NOTE chunk) and said on
- * stderr; what it cost shows up as sequence gaps once the target is back. */
-static void note_disconnect(struct rec *R)
+/* A disconnect is written into the trace (a NOTE chunk of its source) and
+ * said on stderr; what it cost shows up as sequence gaps once the target
+ * is back. */
+static void note_disconnect(struct rec *R, struct rsrc *s)
 {
   char note[300];
-  int n = snprintf(note, sizeof note, "%s", tw_conn_error(R->src));
-  tw_twt_write(R->w, TW_TWT_NOTE, 0, tw_sys_wall_ns(), note, n > 0 ? (size_t)n : 0);
+  int n = snprintf(note, sizeof note, "%s", tw_conn_error(s->conn));
+  tw_twt_write(R->w, TW_TWT_NOTE, s->id, tw_sys_wall_ns(), note, n > 0 ? (size_t)n : 0);
   fprintf(stderr, "%stracewire record: %s\n", R->tty ? "\r\033[K" : "", note);
+}
+
+static int open_source(struct rec *R, struct rsrc *s, const char *uri, uint16_t id, int no_cmd)
+{
+  char err[512];
+  s->R = R;
+  s->id = id;
+  s->uri = uri;
+  if (tw_conn_open(uri, &s->conn, err, sizeof err) < 0) {
+    cli_err("record: %s", err);
+    return -1;
+  }
+  if (s->conn->bound_port)
+    fprintf(stderr, "tracewire record: listening on %s (port %d)\n", s->conn->name, s->conn->bound_port);
+  struct tw_decoder_cfg dcfg = { .max_streams = CLI_STREAMS };
+  if (tw_reader_open(&s->r, s->conn, NULL) < 0 || tw_decoder_open(&s->d, &dcfg) < 0) {
+    cli_err("record: out of memory");
+    return -1;
+  }
+  tw_reader_on_bytes(s->r, tap, s);
+  tw_reader_on_skip(s->r, on_skip, s);
+  tw_decoder_on_event(s->d, count_event, s);
+  tw_decoder_on_msg(s->d, on_msg, s);
+  tw_decoder_on_diag(s->d, diag, s);
+  tw_cmd_client_init(&s->cmd, s->conn, pump, s);
+  s->commands = !no_cmd && s->conn->ops->write != NULL;
+  return 0;
 }
 
 int tw_cli_record(int argc, char **argv)
@@ -194,14 +246,21 @@ int tw_cli_record(int argc, char **argv)
     {"quiet", no_argument, 0, 'q'}, {"idle", required_argument, 0, 'i'},
     {"reconnect", no_argument, 0, 'r'}, {0, 0, 0, 0},
   };
-  const char *from = NULL, *out = NULL;
+  const char *from[MAX_FROM], *out = NULL;
+  size_t nfrom = 0;
   long long duration = -1, idle = -1;
   uint32_t mask = 0;
   int have_mask = 0, no_cmd = 0, quiet = 0, reconnect = 0, c;
   optind = 1;
-  while ((c = getopt_long(argc, argv, "f:o:m:d:nq", opts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "f:o:m:d:nqi:", opts, NULL)) != -1) {
     switch (c) {
-    case 'f': from = optarg; break;
+    case 'f':
+      if (nfrom == MAX_FROM) {
+        cli_err("record: at most %d sources", MAX_FROM);
+        return TW_EXIT_USAGE;
+      }
+      from[nfrom++] = optarg;
+      break;
     case 'o': out = optarg; break;
     case 'm': {
       char *end;
@@ -231,36 +290,29 @@ int tw_cli_record(int argc, char **argv)
     default: tw_cli_record_help(stderr); return TW_EXIT_USAGE;
     }
   }
-  if (!from || !out || optind != argc) {
+  if (!nfrom || !out || optind != argc) {
     tw_cli_record_help(stderr);
     return TW_EXIT_USAGE;
   }
-  struct rec R = { .out = out };
+  static struct rec R;
+  memset(&R, 0, sizeof R); /* (static for its size; a fresh one per call) */
   char err[512];
-  if (tw_conn_open(from, &R.src, err, sizeof err) < 0) {
-    cli_err("record: %s", err);
-    return TW_EXIT_ERROR;
-  }
-  R.src->reconnect = reconnect;
-  if (R.src->bound_port)
-    fprintf(stderr, "tracewire record: listening on %s (port %d)\n", R.src->name, R.src->bound_port);
+  R.out = out;
+  R.tty = !quiet && isatty(2);
   if (tw_twt_create(out, &R.w, err, sizeof err) < 0) {
     cli_err("record: %s", err);
-    tw_conn_close(R.src);
     return TW_EXIT_ERROR;
   }
-  tw_twt_write(R.w, TW_TWT_SOURCE, 0, tw_sys_wall_ns(), from, strlen(from));
-  if (tw_reader_open(&R.r, R.src, NULL) < 0 || tw_decoder_open(&R.d, NULL) < 0) {
-    cli_err("record: out of memory");
-    return TW_EXIT_ERROR;
-  }
-  R.tty = !quiet && isatty(2);
-  tw_reader_on_bytes(R.r, tap, &R);
-  tw_reader_on_skip(R.r, on_skip, &R);
-  tw_decoder_on_event(R.d, count_event, &R);
-  tw_decoder_on_msg(R.d, on_msg, &R);
-  tw_decoder_on_diag(R.d, diag, &R);
-  tw_cmd_client_init(&R.cmd, R.src, pump, &R);
+  for (size_t k = 0; k < nfrom; k++) /* every SOURCE chunk first: readers find them there */
+    tw_twt_write(R.w, TW_TWT_SOURCE, (uint16_t)k, tw_sys_wall_ns(), from[k], strlen(from[k]));
+  int status = TW_EXIT_OK;
+  for (size_t k = 0; k < nfrom; k++, R.n++)
+    if (open_source(&R, &R.src[k], from[k], (uint16_t)k, no_cmd) < 0) {
+      status = TW_EXIT_ERROR;
+      break;
+    } else {
+      R.src[k].conn->reconnect = reconnect;
+    }
 
   struct sigaction sa = { .sa_handler = on_signal };
   sigemptyset(&sa.sa_mask);
@@ -269,62 +321,73 @@ int tw_cli_record(int argc, char **argv)
   signal(SIGPIPE, SIG_IGN);
 
   unsigned long long t0 = tw_sys_mono_ns(), last_status = t0, last_data = 0, seen = 0;
-  unsigned long long disconnects = 0;
-  int commands = !no_cmd && R.src->ops->write != NULL;
-  if (commands && start_target(&R, have_mask, mask) < 0)
-    commands = 0;
-  int status = TW_EXIT_OK, ended = 0;
-  while (!stop_requested && !R.write_failed) {
+  for (size_t k = 0; k < R.n && status == TW_EXIT_OK; k++) {
+    struct rsrc *s = &R.src[k];
+    /* a listening transport: wait (interruptibly) for the target before
+     * talking to it; an empty write accepts with a 1 s timeout */
+    if (s->commands && !strcmp(s->conn->ops->scheme, "tcp-listen"))
+      while (!stop_requested && tw_conn_write(s->conn, "", 0) == TW_ENOTCONN)
+        ;
+    if (s->commands && start_target(s, have_mask, mask) < 0)
+      s->commands = 0;
+  }
+  size_t live = status == TW_EXIT_OK ? R.n : 0;
+  while (live && !stop_requested && !R.write_failed) {
     unsigned long long now = tw_sys_mono_ns();
     if (duration >= 0 && now - t0 >= (unsigned long long)duration)
       break;
-    unsigned long long bytes = tw_reader_stats(R.r)->bytes;
+    unsigned long long bytes, events, ring, lost;
+    totals(&R, &events, &ring, &lost, &bytes);
     if (bytes != seen) {
       seen = bytes;
       last_data = now;
     }
     if (idle >= 0 && last_data && now - last_data >= (unsigned long long)idle)
       break;
-    int n = pump(&R, 200);
-    if (R.src->disconnects != disconnects) {
-      disconnects = R.src->disconnects;
-      note_disconnect(&R);
-    }
-    if (n == TW_EOF) {
-      ended = 1;
-      break;
-    }
-    if (n < 0 && n != TW_EAGAIN) {
-      if (n != TW_ECONNRESET) {
-        cli_err("record: %s", tw_conn_error(R.src));
-        status = TW_EXIT_ERROR;
+    for (size_t k = 0; k < R.n; k++) {
+      struct rsrc *s = &R.src[k];
+      if (s->ended)
+        continue;
+      int n = pump(s, R.n == 1 ? 200 : 20);
+      if (s->conn->disconnects != s->disconnects) {
+        s->disconnects = s->conn->disconnects;
+        note_disconnect(&R, s);
       }
-      ended = 1;
-      break;
+      if (n == TW_EOF || (n < 0 && n != TW_EAGAIN)) {
+        if (n != TW_EOF && n != TW_ECONNRESET) {
+          cli_err("record: %s", tw_conn_error(s->conn));
+          status = TW_EXIT_ERROR;
+        }
+        s->ended = 1;
+        live--;
+      }
     }
     if (R.tty && now - last_status > 500000000u) {
       show_counts(&R, (double)(now - t0) / 1e9, 0);
       last_status = now;
     }
   }
-  if (commands && !ended && !R.write_failed && !R.target_stopped)
-    stop_target(&R);
+  for (size_t k = 0; k < R.n; k++)
+    if (R.src[k].commands && !R.src[k].ended && !R.write_failed && !R.src[k].target_stopped)
+      stop_target(&R.src[k]);
   if (R.tty)
     fputs("\r\033[K", stderr);
-  show_counts(&R, (double)(tw_sys_mono_ns() - t0) / 1e9, 1);
+  if (R.n)
+    show_counts(&R, (double)(tw_sys_mono_ns() - t0) / 1e9, 1);
   if (R.write_failed) {
     /* a full disk: stop, and say what the file holds (it stays readable) */
     tw_twt_close(R.w, 0);
     cli_err("record: recording stopped: %s cannot take more; it holds the first %llu bytes "
-            "received and reads as a trace that was not stopped cleanly", out,
-            (unsigned long long)R.data_ok);
+            "received and reads as a trace that was not stopped cleanly", out, R.data_ok);
     status = TW_EXIT_ERROR;
   } else if (tw_twt_close(R.w, 1) < 0) {
     cli_err("record: %s: the trace is incomplete", out);
     status = TW_EXIT_ERROR;
   }
-  tw_decoder_close(R.d);
-  tw_reader_close(R.r);
-  tw_conn_close(R.src);
+  for (size_t k = 0; k < R.n; k++) {
+    tw_decoder_close(R.src[k].d);
+    tw_reader_close(R.src[k].r);
+    tw_conn_close(R.src[k].conn);
+  }
   return status;
 }

@@ -96,7 +96,8 @@ static int replay(struct run *r, const char *path, size_t window, int quiet)
     cli_err("out of memory");
     return TW_EXIT_ERROR;
   }
-  tw_decoder_on_event(r->t.d, tw_merge_push, m);
+  r->t.on_event = tw_merge_push; /* every source's events (cli.h) */
+  r->t.ev_ctx = m;
   tw_mti_system_start(r->sys);
   rc = cli_trace_run(&r->t);
   if (rc == 0)

@@ -18,9 +18,10 @@ void tw_cli_stats_help(FILE *f)
 #define MAX_TASKS 1024
 
 struct kind_count { const struct tw_event_desc *desc; unsigned long long n; };
-struct task_count { uint16_t ep; uint32_t task; unsigned long long n; };
+struct task_count { uint16_t src, ep; uint32_t task; unsigned long long n; };
 
 struct stats_ctx {
+  struct cli_trace *t;
   struct kind_count kinds[MAX_KINDS];
   size_t nkinds;
   struct task_count tasks[MAX_TASKS];
@@ -45,11 +46,13 @@ static int on_event(void *ctx, const struct tw_event *ev)
       continue;
     if ((int)f == ev->desc->marker_field && tw_event_enum_name(ev->desc, ev->values[f]))
       break; /* EnterInt / LeaveInt: not a task */
-    for (i = 0; i < s->ntasks && (s->tasks[i].task != ev->values[f] || s->tasks[i].ep != ev->endpoint); i++)
+    uint16_t src = (uint16_t)(ev->stream / CLI_STREAMS);
+    for (i = 0; i < s->ntasks && (s->tasks[i].task != ev->values[f] || s->tasks[i].ep != ev->endpoint ||
+                                  s->tasks[i].src != src); i++)
       ;
     if (i < MAX_TASKS) {
       if (i == s->ntasks)
-        s->tasks[s->ntasks++] = (struct task_count){ ev->endpoint, ev->values[f], 0 };
+        s->tasks[s->ntasks++] = (struct task_count){ src, ev->endpoint, ev->values[f], 0 };
       s->tasks[i].n++;
     }
     break;
@@ -66,6 +69,8 @@ static int by_count(const void *a, const void *b)
 static int by_task(const void *a, const void *b)
 {
   const struct task_count *x = a, *y = b;
+  if (x->src != y->src)
+    return x->src < y->src ? -1 : 1;
   return x->ep != y->ep ? (x->ep < y->ep ? -1 : 1) : x->task < y->task ? -1 : x->task > y->task;
 }
 
@@ -91,23 +96,36 @@ int tw_cli_stats(int argc, char **argv)
     return rc;
   t.quiet = quiet;
   struct stats_ctx *s = calloc(1, sizeof *s);
-  tw_decoder_on_event(t.d, on_event, s);
+  s->t = &t;
+  t.on_event = on_event;
+  t.ev_ctx = s;
   rc = cli_trace_run(&t);
   if (rc) {
     cli_trace_close(&t);
     free(s);
     return TW_EXIT_ERROR;
   }
-  const struct tw_reader_stats *rs = tw_reader_stats(t.r);
+  unsigned long long bytes = 0, packets = 0, skipped = 0, skips = 0;
+  for (size_t k = 0; k < t.nsrc; k++) {
+    const struct tw_reader_stats *rs = tw_reader_stats(t.src[k].r);
+    bytes += rs->bytes;
+    packets += rs->packets;
+    skipped += rs->skipped;
+    skips += rs->skips;
+  }
   printf("trace: %s\n", t.path);
-  printf("bytes: %llu, packets: %llu, events: %llu\n", rs->bytes, rs->packets, s->events);
-  printf("skipped: %llu bytes in %llu regions%s\n", rs->skipped, rs->skips,
+  printf("bytes: %llu, packets: %llu, events: %llu\n", bytes, packets, s->events);
+  printf("skipped: %llu bytes in %llu regions%s\n", skipped, skips,
          t.truncated ? " (trace file truncated)" : "");
   unsigned long long ring = 0, lost_p = 0, lost_e = 0, unexpl = 0;
-  for (size_t i = 0; i < tw_decoder_nstreams(t.d); i++) {
-    const struct tw_stream_stats *st = tw_decoder_stream(t.d, i);
-    uint64_t span = st->have_time ? tw_decoder_ticks_to_ns(t.d, (int)i, st->last_ticks) -
-                                        tw_decoder_ticks_to_ns(t.d, (int)i, st->first_ticks) : 0;
+  for (size_t k = 0; k < t.nsrc; k++)
+  for (size_t i = 0; i < tw_decoder_nstreams(t.src[k].d); i++) {
+    struct tw_decoder *d = t.src[k].d;
+    const struct tw_stream_stats *st = tw_decoder_stream(d, i);
+    uint64_t span = st->have_time ? tw_decoder_ticks_to_ns(d, (int)i, st->last_ticks) -
+                                        tw_decoder_ticks_to_ns(d, (int)i, st->first_ticks) : 0;
+    if (t.nsrc > 1)
+      printf("source %d (%s) ", t.src[k].id, t.src[k].uri);
     printf("stream %04x/%u: packets %llu, events %llu, clock %u Hz, duration %llu.%09llu s",
            st->endpoint, st->instance, st->packets, st->events, st->freq_hz,
            (unsigned long long)(span / 1000000000u), (unsigned long long)(span % 1000000000u));
@@ -133,14 +151,20 @@ int tw_cli_stats(int argc, char **argv)
   if (s->ntasks)
     printf("events by task:\n");
   for (size_t i = 0; i < s->ntasks; i++) {
-    const char *name = tw_decoder_name(t.d, s->tasks[i].ep, TW_OBJ_TASK, s->tasks[i].task);
-    printf("  %04x task %u%s%s%s %llu\n", s->tasks[i].ep, s->tasks[i].task, name ? " \"" : "",
+    const char *name = tw_decoder_name(t.src[s->tasks[i].src].d, s->tasks[i].ep, TW_OBJ_TASK,
+                                       s->tasks[i].task);
+    if (t.nsrc > 1)
+      printf("  %d:", t.src[s->tasks[i].src].id);
+    else
+      printf("  ");
+    printf("%04x task %u%s%s%s %llu\n", s->tasks[i].ep, s->tasks[i].task, name ? " \"" : "",
            name ? name : "", name ? "\"" : "", s->tasks[i].n);
   }
   uint16_t ep, mod, id;
   unsigned long long n;
-  for (size_t i = 0; tw_decoder_unknown_at(t.d, i, &ep, &mod, &id, &n); i++)
-    printf("unknown event id %u (module %u) from %04x: %llu records skipped\n", id, mod, ep, n);
+  for (size_t k = 0; k < t.nsrc; k++)
+    for (size_t i = 0; tw_decoder_unknown_at(t.src[k].d, i, &ep, &mod, &id, &n); i++)
+      printf("unknown event id %u (module %u) from %04x: %llu records skipped\n", id, mod, ep, n);
   rc = cli_trace_status(&t);
   cli_trace_close(&t);
   free(s);

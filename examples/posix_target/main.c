@@ -5,7 +5,8 @@
  *   tw_posix_target --tcp HOST:PORT      connect to a host (tracewire record --from tcp-listen://)
  *   tw_posix_target --udp                bind a UDP port (printed), answer the first sender
  *   tw_posix_target --pty                open a pty, print the device path for serial://
- *   [--events N] [--overflow N]
+ *   [--events N] [--overflow N] [--pad]   (--pad: every packet padded to the
+ *                                          maximum with InvalidData)
  *
  * Everything runs in one thread and the clock is a counter the script
  * advances, so the stream is the same on every run and every transport:
@@ -146,6 +147,17 @@ static void play(unsigned events, unsigned overflow)
     tw_task_switch_at(fake_now, 1);
   }
   drain();
+  /* byte-string custom events: snapshots, the BLOB split over records */
+  static const char text[] = "hello from the target";
+  uint8_t blob[100];
+  for (unsigned i = 0; i < sizeof blob; i++)
+    blob[i] = (uint8_t)(i * 37 + 1);
+  tick(7);
+  tw_custom_bytes(21, text, sizeof text - 1);
+  drain();
+  tick(7);
+  tw_custom_bytes(22, blob, sizeof blob);
+  drain();
 }
 
 static int open_tcp(const char *hp)
@@ -193,6 +205,7 @@ static int open_pty(void)
 int main(int argc, char **argv)
 {
   unsigned events = 200, overflow = 60;
+  int pad = 0;
   const char *mode = NULL, *arg = NULL;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--tcp") && i + 1 < argc)
@@ -205,8 +218,10 @@ int main(int argc, char **argv)
       events = (unsigned)atoi(argv[++i]);
     else if (!strcmp(argv[i], "--overflow") && i + 1 < argc)
       overflow = (unsigned)atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--pad"))
+      pad = 1;
     else {
-      fprintf(stderr, "usage: tw_posix_target (--tcp H:P | --udp | --pty) [--events N] [--overflow N]\n");
+      fprintf(stderr, "usage: tw_posix_target (--tcp H:P | --udp | --pty) [--events N] [--overflow N] [--pad]\n");
       return 2;
     }
   }
@@ -229,6 +244,7 @@ int main(int argc, char **argv)
   cfg.module_id = 1;
   cfg.sync_ticks = 1000;
   cfg.initial_mask = 0xFFFFFFFFu;
+  cfg.pad = (uint8_t)pad;
   if (tw_streamer_init(&S, &cfg) || tw_cmd_init(&K, EP, link_send, NULL, &S))
     return 1;
   tw_name_register(TW_OBJ_TASK, 1, "idle", 1);
@@ -237,6 +253,8 @@ int main(int argc, char **argv)
   tw_name_register(TW_OBJ_MUTEX, 1, "bus_lock", 0);
   tw_name_register(TW_OBJ_SEM, 1, "adc_ready", 0);
   tw_custom_declare(20, 1, "Sample channel:U8 value:U32");
+  tw_custom_declare(21, 1, "Log text:STR");
+  tw_custom_declare(22, 0, "Dump data:BLOB");
 
   /* wait for START, then for its records (names, declarations) to go out */
   while (!tw_streamer_running(&S) || S.nwork) {

@@ -1,6 +1,8 @@
 /* Command client (contract: include/tracewire/host/cmd_client.h). */
 /* Messages are cut to their buffers on purpose. */
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wformat-truncation"
+#endif
 #include <stdio.h>
 #include <string.h>
 #include "tracewire/host/cmd_client.h"

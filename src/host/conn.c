@@ -1,7 +1,9 @@
 /* What every transport shares: the dispatch, error text with context, and
  * descriptor I/O through tw_sys with EINTR retried and timeouts via poll. */
 /* Messages are cut to their buffers on purpose. */
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wformat-truncation"
+#endif
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

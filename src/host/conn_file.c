@@ -1,6 +1,8 @@
 /* A file of raw packets (or anything readable: a FIFO, /dev/stdin). */
 /* Messages are cut to their buffers on purpose. */
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wformat-truncation"
+#endif
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>

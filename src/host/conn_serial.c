@@ -2,7 +2,9 @@
  * control, the given baud rate. A pty accepts the same settings, which is
  * how the tests drive it. */
 /* Messages are cut to their buffers on purpose. */
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wformat-truncation"
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

@@ -2,7 +2,9 @@
  * (and printed) before the target starts; accepts on the first read, with
  * the read's timeout. One connection: a trace is one target's stream. */
 /* Messages are cut to their buffers on purpose. */
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wformat-truncation"
+#endif
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>

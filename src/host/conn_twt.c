@@ -3,7 +3,9 @@
  * stream. Other chunks go to an optional callback (INFO: the target's
  * clock). A truncated or damaged tail ends the stream, with a message. */
 /* Messages are cut to their buffers on purpose. */
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wformat-truncation"
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

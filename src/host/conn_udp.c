@@ -1,7 +1,9 @@
 /* UDP: each datagram is a run of stream bytes (the reader frames them, so a
  * datagram may hold several packets). Replies go to the last sender. */
 /* Messages are cut to their buffers on purpose. */
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wformat-truncation"
+#endif
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>

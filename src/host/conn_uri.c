@@ -1,6 +1,8 @@
 /* From a URI to a transport: one row per scheme. */
 /* Messages are cut to their buffers on purpose. */
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wformat-truncation"
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

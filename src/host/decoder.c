@@ -8,7 +8,9 @@
  * are loaded in the packet's announced order whatever the host's.
  */
 /* Messages are cut to their buffers on purpose. */
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wformat-truncation"
+#endif
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -323,11 +325,17 @@ static int field_type(const char *t, size_t n, enum tw_field_type *ft, uint8_t *
   if (n == 2 && !memcmp(t, "U8", 2)) { *ft = TW_FT_U8; *bits = 8; return 0; }
   if (n == 3 && !memcmp(t, "U16", 3)) { *ft = TW_FT_U16; *bits = 16; return 0; }
   if (n == 3 && !memcmp(t, "U32", 3)) { *ft = TW_FT_U32; *bits = 32; return 0; }
+  if ((n == 3 && !memcmp(t, "STR", 3)) || (n == 4 && !memcmp(t, "BLOB", 4))) {
+    *ft = TW_FT_STRING; /* snapshot data (tw_custom_bytes) */
+    *bits = 0;
+    return 0;
+  }
   return TW_EINVAL;
 }
 
 /* "Name field:type field:type ...": one 32-bit data word per field, the
- * type saying how many of its low bits count (include/tracewire/trace.h,
+ * type saying how many of its low bits count; or one STR/BLOB field, whose
+ * bytes arrive as snapshot data (include/tracewire/trace.h,
  * tw_custom_declare). */
 static int parse_decl(struct custom *c, const char *s, size_t n, unsigned timed)
 {
@@ -361,7 +369,7 @@ static int parse_decl(struct custom *c, const char *s, size_t n, unsigned timed)
     memcpy(c->fnames[nf], tok, (size_t)(colon - tok));
     c->fnames[nf][colon - tok] = 0;
     f->name = c->fnames[nf];
-    f->word = (uint8_t)nf;
+    f->word = (uint8_t)(f->type == TW_FT_STRING ? 0 : nf);
     f->shift = 0;
     f->bits = bits;
     f->obj = TW_OBJ_NONE;
@@ -370,6 +378,9 @@ static int parse_decl(struct custom *c, const char *s, size_t n, unsigned timed)
   }
   c->desc.nfields = (uint8_t)nf;
   c->desc.payload_words = (uint8_t)nf;
+  for (unsigned i = 0; i < nf; i++)
+    if (c->fields[i].type == TW_FT_STRING)
+      c->desc.payload_words = 0; /* STR/BLOB: the only field, all data */
   c->desc.flags = timed ? TW_EVF_TIMED : 0;
   c->desc.module = TW_MOD_CUSTOM;
   c->desc.marker_field = -1;
@@ -479,8 +490,9 @@ static void account_seq(struct tw_decoder *d, int si, uint16_t seq)
   if (s->have_seq) {
     uint16_t gap = (uint16_t)(seq - s->next_seq);
     if (gap) {
-      if (gap == s->pending_drops) {
-        /* the dropped events consumed sequence numbers: counted already */
+      if (s->pending_drops && gap == (uint16_t)s->pending_drops) {
+        /* the dropped events consumed sequence numbers (a count above
+         * 65535 wraps the skip): counted already */
       } else if (s->pkt_gap) {
         s->st.events_lost += gap;
       } else {
@@ -621,8 +633,9 @@ static int snapshot_record(struct tw_decoder *d, int si, const uint8_t *p, size_
   unpack(ev, desc, w);
   const char *str = (const char *)s->snap.buf + fixed;
   size_t slen = total - fixed;
-  while (slen > 0 && str[slen - 1] == 0)
-    slen--; /* NUL terminator and word padding */
+  if (desc->module != TW_MOD_CUSTOM)
+    while (slen > 0 && str[slen - 1] == 0)
+      slen--; /* NUL terminator and word padding; a BLOB keeps its bytes */
   ev->str = str;
   ev->str_len = slen;
   rc = emit(d, si, ev);

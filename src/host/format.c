@@ -32,11 +32,34 @@ static void put_u64(struct buf *b, uint64_t v, int min_digits)
   put(b, t + i, (size_t)(24 - i));
 }
 
+static const char digits2[] =
+  "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+  "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+  "8081828384858687888990919293949596979899";
+
+/* Exactly 9 digits of v < 10^9, two at a time in 32-bit arithmetic: print
+ * spends its time here on big traces. */
+static void put_frac9(struct buf *b, uint32_t v)
+{
+  char t[10];
+  t[8] = (char)('0' + v % 10);
+  v /= 10;
+  for (int i = 6; i >= 0; i -= 2) {
+    memcpy(t + i, digits2 + 2 * (v % 100), 2);
+    v /= 100;
+  }
+  put(b, t, 9);
+}
+
 static void put_time(struct buf *b, uint64_t ns)
 {
-  put_u64(b, ns / 1000000000u, 1);
+  uint64_t sec = ns / 1000000000u;
+  if (sec < 10)
+    put(b, &"0123456789"[sec], 1);
+  else
+    put_u64(b, sec, 1);
   put(b, ".", 1);
-  put_u64(b, ns % 1000000000u, 9);
+  put_frac9(b, (uint32_t)(ns - sec * 1000000000u));
 }
 
 static void put_str(struct buf *b, const char *s, size_t n)
@@ -66,7 +89,7 @@ static void put_hex16(struct buf *b, unsigned v)
 }
 
 size_t tw_event_format(char *out, size_t cap, const struct tw_event *ev,
-                       const struct tw_decoder *d, uint64_t prev_ns)
+                       const struct tw_decoder *d, uint64_t prev_ns, int source)
 {
   struct buf b = { out, out + cap - 5, 0 };
   const struct tw_event_desc *desc = ev->desc;
@@ -81,6 +104,10 @@ size_t tw_event_format(char *out, size_t cap, const struct tw_event *ev,
     put_time(&b, prev_ns - ev->time_ns);
   }
   put(&b, ") ", 2);
+  if (source >= 0) {
+    put_u64(&b, (unsigned)source, 1);
+    put(&b, ":", 1);
+  }
   put_hex16(&b, ev->endpoint);
   put(&b, "/", 1);
   put_u64(&b, ev->instance, 1);

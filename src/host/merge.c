@@ -22,6 +22,7 @@ struct tw_merge {
   unsigned long long order, late;
   uint64_t last_out;
   int streams_seen, first_stream;
+  int pass;             /* single stream so far and a window flushed: no copies */
 };
 
 int tw_merge_open(struct tw_merge **out, size_t window, tw_event_fn sink, void *ctx)
@@ -106,6 +107,7 @@ static int release(struct tw_merge *m, const struct tw_event *ev)
 
 static int pop(struct tw_merge *m)
 {
+  /* the earliest held event */
   struct slot *s = m->heap[0];
   m->heap[0] = m->heap[--m->n];
   sift_down(m, 0);
@@ -119,10 +121,19 @@ int tw_merge_push(void *mp, const struct tw_event *ev)
   struct tw_merge *m = mp;
   if (m->first_stream < 0)
     m->first_stream = ev->stream;
-  if (!m->streams_seen && ev->stream != m->first_stream)
+  if (!m->streams_seen && ev->stream != m->first_stream) {
     m->streams_seen = 1;
-  if (!m->streams_seen)
+    m->pass = 0;
+  }
+  if (m->pass)
     return release(m, ev);
+  if (!m->streams_seen && m->n == m->window) {
+    /* a whole window from one stream: it is a single-stream trace (until
+     * another stream shows up), so stop copying events */
+    int rc = tw_merge_flush(m);
+    m->pass = 1;
+    return rc ? rc : release(m, ev);
+  }
   struct slot *s = m->free_[--m->nfree];
   s->ev = *ev;
   s->order = m->order++;

@@ -8,9 +8,12 @@
  * candidate is bounded by max_pkt_bytes, which the buffer always has room
  * for, so no length field can make the reader allocate.
  *
- * InvalidData (type 0) padding is not accepted as a packet: it has no footer
- * to confirm it, so in a damaged stream it could swallow valid packets. Its
- * bytes are scanned and reported like any other non-packet bytes.
+ * InvalidData (type 0) padding has no footer to confirm it, so in a damaged
+ * stream it could swallow valid packets. It is skipped silently only when
+ * it directly follows a valid packet, its length is sane, its last word is
+ * not a footer for that length (then it is a packet whose type bits were
+ * hit), and what follows it is the end of input or a plausible packet
+ * header. Otherwise its bytes are scanned and reported like any others.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +27,7 @@ struct tw_reader {
   size_t cap, start, end;
   unsigned long long base;
   int eof;
+  int in_sync;               /* the last thing read was a valid packet */
   int skipping;
   struct tw_skip skip;
   unsigned long long pkt_off, pkt_num;
@@ -42,7 +46,7 @@ int tw_reader_open(struct tw_reader **out, struct tw_conn *src, const struct tw_
   r->src = src;
   r->max_pkt = cfg && cfg->max_pkt_bytes ? cfg->max_pkt_bytes : TW_EVPKT_MAX_BYTES;
   r->read_bytes = cfg && cfg->read_bytes ? cfg->read_bytes : 256 * 1024;
-  r->cap = r->max_pkt + r->read_bytes;
+  r->cap = r->max_pkt + 4 + r->read_bytes; /* padding + the next header word */
   r->buf = malloc(r->cap);
   if (!r->buf) {
     free(r);
@@ -139,8 +143,28 @@ static int fill(struct tw_reader *r, int timeout_ms)
   return 0;
 }
 
+/* 1: padding of *len bytes at start; 0: not padding; TW_EAGAIN: need bytes. */
+static int padding(struct tw_reader *r, uint32_t w, size_t *len)
+{
+  size_t n = w & 0x7FFFFFFu, avail = r->end - r->start, next;
+  if (!r->in_sync || (w & 0x08000000u) || n < 4 || (n & 3u) || n > r->max_pkt)
+    return 0;
+  if (avail < n + 4 && !(r->eof && avail >= n))
+    return r->eof ? 0 : TW_EAGAIN;
+  if (n >= 8 && tw_load_be32(r->buf + r->start + n - 4) == tw_pkt_footer((uint32_t)n))
+    return 0;
+  if (avail >= n + 4) {
+    uint32_t w2 = tw_load_be32(r->buf + r->start + n);
+    if (w2 >> 28 != TW_PKT_INVALID_DATA && classify(w2, r->max_pkt, &next) < 0)
+      return 0;
+  }
+  *len = n;
+  return 1;
+}
+
 static void reject(struct tw_reader *r, int reason)
 {
+  r->in_sync = 0;
   if (!r->skipping) {
     r->skipping = 1;
     r->skip.offset = r->base + r->start;
@@ -180,7 +204,22 @@ int tw_reader_next(struct tw_reader *r, struct tw_pkt *pkt, int timeout_ms)
         return rc;
       continue;
     }
-    int why = classify(tw_load_be32(r->buf + r->start), r->max_pkt, &len);
+    uint32_t w = tw_load_be32(r->buf + r->start);
+    if (w >> 28 == TW_PKT_INVALID_DATA) {
+      int pad = padding(r, w, &len);
+      if (pad == TW_EAGAIN) {
+        int rc = fill(r, timeout_ms);
+        if (rc < 0)
+          return rc;
+        continue;
+      }
+      if (pad == 1) {
+        r->start += len;
+        r->st.padding += len;
+        continue;
+      }
+    }
+    int why = classify(w, r->max_pkt, &len);
     if (why < 0) {
       reject(r, why);
       continue;
@@ -204,6 +243,7 @@ int tw_reader_next(struct tw_reader *r, struct tw_pkt *pkt, int timeout_ms)
     r->pkt_off = r->base + r->start;
     r->pkt_num++;
     r->st.packets++;
+    r->in_sync = 1;
     r->start += (size_t)n;
     return 1;
   }

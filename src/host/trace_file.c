@@ -1,6 +1,8 @@
 /* .twt writer and reader (format: include/tracewire/host/trace_file.h). */
 /* Messages are cut to their buffers on purpose. */
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wformat-truncation"
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

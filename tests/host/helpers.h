@@ -53,7 +53,7 @@ static inline int text_event(void *ctx, const struct tw_event *ev)
 {
   struct text *t = ctx;
   char line[1024];
-  size_t n = tw_event_format(line, sizeof line, ev, t->d, t->prev);
+  size_t n = tw_event_format(line, sizeof line, ev, t->d, t->prev, -1);
   t->prev = ev->time_ns;
   if (t->len + n + 1 > t->cap) {
     t->cap = (t->cap + n + 1) * 2;

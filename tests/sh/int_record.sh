@@ -41,7 +41,8 @@ wait "${pids[-1]}" || fail "tcp: record exit $? ($(cat "$T/rec_tcp.err"))"
 check tcp "$T/tcp.twt" "$T/tgt_tcp.err"
 
 # UDP: the target binds, record sends it commands and receives datagrams
-"$TGT" --udp > "$T/tgt_udp.out" 2> "$T/tgt_udp.err" & pids+=($!)
+# (every packet padded to the maximum with InvalidData: not damage)
+"$TGT" --udp --pad > "$T/tgt_udp.out" 2> "$T/tgt_udp.err" & pids+=($!)
 wait_for "$T/tgt_udp.out" "^udp "
 tport=$(awk '/^udp/{print $2}' "$T/tgt_udp.out")
 timeout 30 "$TW" record --from "udp://:0?target=127.0.0.1:$tport" -o "$T/udp.twt" -q --idle 1 2> "$T/rec_udp.err" \
@@ -57,6 +58,37 @@ timeout 30 "$TW" record --from "serial://$dev?baud=115200" -o "$T/pty.twt" -q 2>
   || fail "pty: record exit $? ($(cat "$T/rec_pty.err"))"
 wait "${pids[-1]}" || true
 check pty "$T/pty.twt" "$T/tgt_pty.err"
+
+# two targets at once (same endpoint address): one trace, two sources,
+# decoded separately and merged into one time order
+"$TW" record --from tcp-listen://:0 --from tcp-listen://:0 -o "$T/two.twt" -q 2> "$T/rec_two.err" & rp=$!; pids+=($rp)
+for _ in $(seq 100); do [ "$(grep -c 'listening on' "$T/rec_two.err")" -eq 2 ] && break; sleep 0.1; done
+set -- $(sed -n 's/.*(port \([0-9]*\)).*/\1/p' "$T/rec_two.err")
+timeout 30 "$TGT" --tcp "127.0.0.1:$1" 2> "$T/tgt_a.err" & ta=$!; pids+=($ta)
+timeout 30 "$TGT" --tcp "127.0.0.1:$2" 2> "$T/tgt_b.err"
+wait $ta; wait $rp || fail "two sources: record exit $?"
+"$TW" print "$T/two.twt" > "$T/two.txt"
+awk -F'[][]' '{ if ($2 < prev) bad++; prev = $2 } END { exit bad > 0 }' "$T/two.txt" || fail "two sources: not in time order"
+for src in 0 1; do
+  grep " $src:0007/0 " "$T/two.txt" | sed "s/ ([^)]*) $src:/ /" > "$T/two_$src.txt"
+  sed 's/ ([^)]*) / /' "$GOLDEN" | cmp - "$T/two_$src.txt" || fail "two sources: source $src's events differ from the golden file"
+done
+d=$(( $(sed -n 's/^target: dropped //p' "$T/tgt_a.err") + $(sed -n 's/^target: dropped //p' "$T/tgt_b.err") ))
+"$TW" stats "$T/two.twt" | grep -q "^drops total: ring overflow $d; transport 0 packets" || fail "two sources: drops"
+[ "$("$TW" info "$T/two.twt" | grep -c '^source [01]: tcp-listen://:0')" -eq 2 ] || fail "two sources: info"
+echo "ok: two targets in one trace, merged ($(wc -l < "$T/two.txt") events, $d dropped)"
+
+# filters: by event kind, by task (number or name), by time range
+f=$("$TW" print --filter event=MutexEvent,SEM "$T/tcp.twt")
+[ "$(printf '%s\n' "$f" | wc -l)" -eq "$(grep -c -e 'MutexEvent:' -e 'SemEvent:' "$GOLDEN")" ] \
+  && ! printf '%s\n' "$f" | grep -q -v -e 'MutexEvent:' -e 'SemEvent:' || fail "filter event="
+[ "$("$TW" print --filter task=sensor "$T/tcp.twt" | wc -l)" -eq "$(grep -c 'task = 2 "sensor"' "$GOLDEN")" ] \
+  || fail "filter task=sensor"
+[ "$("$TW" print --filter task=2 "$T/tcp.twt" | wc -l)" -eq "$(grep -c 'task = 2 "sensor"' "$GOLDEN")" ] \
+  || fail "filter task=2"
+n=$("$TW" print --filter time=0.001..0.002 "$T/tcp.twt" | awk -F'[][]' '$2 < 0.001 || $2 > 0.002 {bad++} END {print NR, bad+0}')
+[ "${n#* }" = 0 ] && [ "${n% *}" -gt 10 ] || fail "filter time= ($n)"
+echo "ok: filters"
 
 # Ctrl-C: a slow stream, interrupted; everything received is in a clean trace
 "$TW" record --from tcp-listen://:0 -o "$T/int.twt" -q --no-commands 2> "$T/rec_int.err" & rp=$!; pids+=($rp)

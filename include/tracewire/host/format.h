@@ -20,8 +20,9 @@
 #include "tracewire/host/decoder.h"
 
 /* Writes at most cap-1 bytes plus a NUL (with a trailing '\n'); returns the
- * length written (cut lines end "...\n"). cap >= 64. */
+ * length written (cut lines end "...\n"). cap >= 64. source >= 0 prefixes
+ * the endpoint with "source:" (a trace recorded from several connections). */
 size_t tw_event_format(char *buf, size_t cap, const struct tw_event *ev,
-                       const struct tw_decoder *d, uint64_t prev_ns);
+                       const struct tw_decoder *d, uint64_t prev_ns, int source);
 
 #endif

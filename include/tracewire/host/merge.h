@@ -4,8 +4,11 @@
  * (time_ns, arrival order) of at most `window` events; when it is full the
  * earliest is released. Within a stream the order is kept (ties break by
  * arrival), and across streams the order is exact whenever no stream lags
- * the others by more than `window` events. While only one stream has been
- * seen, events pass straight through (no copy).
+ * the others by more than `window` events. When the first `window` events
+ * all come from one stream, they are released and later events of that
+ * stream pass straight through (no copy) until another stream appears;
+ * from then on everything is held again. A stream that first appears
+ * after that point can only be ordered from its arrival on.
  *
  * Memory: window events plus their strings (bounded by the decoder's
  * max_snapshot). Context: one thread.

@@ -9,6 +9,9 @@
  * packet therefore costs exactly its own bytes: the scan restarts at its
  * second byte, so the next intact packet is always found.
  *
+ * InvalidData padding after a valid packet is skipped silently (counted in
+ * the stats) when it passes the checks in reader.c's design note.
+ *
  * Memory: one buffer of max_pkt_bytes + read_bytes, allocated at open. A
  * length field larger than max_pkt_bytes is rejected before anything is
  * read or allocated for it.
@@ -44,6 +47,7 @@ struct tw_reader_stats {
   unsigned long long packets;      /* valid packets returned */
   unsigned long long skipped;      /* bytes skipped */
   unsigned long long skips;        /* skipped regions */
+  unsigned long long padding;      /* InvalidData padding bytes (not damage) */
 };
 
 struct tw_reader;
