@@ -32,7 +32,7 @@ static int on_event(void *vc, const struct tw_event *ev)
 {
   struct ctx *c = vc;
   char line[256];
-  c->sum += tw_event_format(line, sizeof line, ev, c->d, c->prev_ns);
+  c->sum += tw_event_format(line, sizeof line, ev, c->d, c->prev_ns, -1);
   c->prev_ns = ev->time_ns;
   for (size_t i = 0; ev->str && i < ev->str_len; i++)
     c->sum += (uint8_t)ev->str[i];
