@@ -40,7 +40,7 @@ static void reader_refuses_huge_length(void **state)
   struct tw_synth_cfg cfg = {.pkt_bytes = 200};
   synth_stream(&S, 2, &cfg);
   uint8_t buf[8 + 4096];
-  tw_store_be32(buf, (TW_PKT_EVENT << 28) | 0x7FFFFFCu);
+  tw_store_be32(buf, (uint32_t)TW_PKT_EVENT << 28 | 0x7FFFFFCu);
   tw_store_be32(buf + 4, 0);
   memcpy(buf + 8, S.data, S.len);
   struct tw_conn *c;
