@@ -6,7 +6,7 @@ SANITIZE ?=
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all build run test bench size cross deps clean run-qemu soak
+.PHONY: all build run test bench size cross deps clean run-qemu soak fuzz
 
 all: build
 
@@ -43,6 +43,18 @@ cross: deps
 # streaming over its UART to `tracewire record` (scripts/run-qemu.sh).
 run-qemu: build
 	@bash scripts/run-qemu.sh $(BUILD)
+
+# The long soak (not in `make test`): 100 million events of the workload
+# model over loopback TCP with injected disconnects and corruption; every
+# event must be received or reported lost (soak/soak.c). SOAK_EVENTS to change.
+SOAK_EVENTS ?= 100000000
+soak: build
+	$(BUILD)/soak/tw-soak --events $(SOAK_EVENTS) --seed 1 --timeout 5400
+
+# libFuzzer targets (fuzz/), each for FUZZ_SECONDS (scripts/fuzz.sh).
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) BUILD=build-fuzz bash scripts/fuzz.sh
 
 clean:
 	rm -rf $(BUILD) build-*

@@ -4,7 +4,7 @@
  * decoder (names, custom declarations, snapshots, loss accounting), every
  * event formatted as `print` would. Properties: ASan/UBSan clean, the
  * reader's skip reports ordered and inside the input. Checked-in corpus:
- * fuzz/corpus/host. Run: tests/sh/fuzz_host.sh (bounded), or by hand:
+ * fuzz/corpus/host_decode. Run: tests/sh/fuzz_host.sh (bounded), or by hand:
  *   TW_FUZZ_SECONDS=600 bash tests/sh/fuzz_host.sh build .
  */
 #include <stdlib.h>

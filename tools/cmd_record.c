@@ -43,6 +43,8 @@ void tw_cli_record_help(FILE *f)
         "  --duration S       stop after S seconds\n"
         "  --idle S           stop when nothing arrived for S seconds (after the first bytes)\n"
         "  --no-commands      do not send commands (the target streams by itself)\n"
+        "  --reconnect        tcp-listen: when the target disconnects, wait for it to\n"
+        "                     reconnect and go on (the loss in between is reported)\n"
         "  -q, --quiet        no live counts\n"
         "Ctrl-C stops cleanly: STOP is sent, the stream drained, the trace closed.\n"
         "exit status: 0 ok, 1 error, 2 usage\n", f);
@@ -64,6 +66,7 @@ struct rsrc {
   struct tw_decoder *d;
   struct tw_cmd_client cmd;
   int commands, ended;
+  unsigned long long disconnects; /* reconnect mode: the ones noted so far */
   int target_stopped;       /* TRACE_STOP seen: the target stopped itself */
   unsigned long long events;
 };
@@ -74,6 +77,7 @@ struct rec {
   struct tw_twt_writer *w;
   const char *out;
   int write_failed, tty;
+  unsigned long long data_ok; /* stream bytes safely in the trace */
 };
 
 static void tap(void *ctx, const void *bytes, size_t n)
@@ -83,6 +87,8 @@ static void tap(void *ctx, const void *bytes, size_t n)
   if (!R->write_failed && tw_twt_write(R->w, TW_TWT_DATA, s->id, tw_sys_wall_ns(), bytes, n) < 0) {
     R->write_failed = 1;
     cli_err("record: %s", tw_twt_writer_error(R->w));
+  } else if (!R->write_failed) {
+    R->data_ok += n;
   }
 }
 
@@ -194,6 +200,17 @@ static void stop_target(struct rsrc *s)
   }
 }
 
+/* A disconnect is written into the trace (a NOTE chunk of its source) and
+ * said on stderr; what it cost shows up as sequence gaps once the target
+ * is back. */
+static void note_disconnect(struct rec *R, struct rsrc *s)
+{
+  char note[300];
+  int n = snprintf(note, sizeof note, "%s", tw_conn_error(s->conn));
+  tw_twt_write(R->w, TW_TWT_NOTE, s->id, tw_sys_wall_ns(), note, n > 0 ? (size_t)n : 0);
+  fprintf(stderr, "%stracewire record: %s\n", R->tty ? "\r\033[K" : "", note);
+}
+
 static int open_source(struct rec *R, struct rsrc *s, const char *uri, uint16_t id, int no_cmd)
 {
   char err[512];
@@ -226,13 +243,14 @@ int tw_cli_record(int argc, char **argv)
   static const struct option opts[] = {
     {"from", required_argument, 0, 'f'}, {"mask", required_argument, 0, 'm'},
     {"duration", required_argument, 0, 'd'}, {"no-commands", no_argument, 0, 'n'},
-    {"quiet", no_argument, 0, 'q'}, {"idle", required_argument, 0, 'i'}, {0, 0, 0, 0},
+    {"quiet", no_argument, 0, 'q'}, {"idle", required_argument, 0, 'i'},
+    {"reconnect", no_argument, 0, 'r'}, {0, 0, 0, 0},
   };
   const char *from[MAX_FROM], *out = NULL;
   size_t nfrom = 0;
   long long duration = -1, idle = -1;
   uint32_t mask = 0;
-  int have_mask = 0, no_cmd = 0, quiet = 0, c;
+  int have_mask = 0, no_cmd = 0, quiet = 0, reconnect = 0, c;
   optind = 1;
   while ((c = getopt_long(argc, argv, "f:o:m:d:nqi:", opts, NULL)) != -1) {
     switch (c) {
@@ -268,6 +286,7 @@ int tw_cli_record(int argc, char **argv)
       break;
     case 'n': no_cmd = 1; break;
     case 'q': quiet = 1; break;
+    case 'r': reconnect = 1; break;
     default: tw_cli_record_help(stderr); return TW_EXIT_USAGE;
     }
   }
@@ -276,6 +295,7 @@ int tw_cli_record(int argc, char **argv)
     return TW_EXIT_USAGE;
   }
   static struct rec R;
+  memset(&R, 0, sizeof R); /* (static for its size; a fresh one per call) */
   char err[512];
   R.out = out;
   R.tty = !quiet && isatty(2);
@@ -290,6 +310,8 @@ int tw_cli_record(int argc, char **argv)
     if (open_source(&R, &R.src[k], from[k], (uint16_t)k, no_cmd) < 0) {
       status = TW_EXIT_ERROR;
       break;
+    } else {
+      R.src[k].conn->reconnect = reconnect;
     }
 
   struct sigaction sa = { .sa_handler = on_signal };
@@ -327,6 +349,10 @@ int tw_cli_record(int argc, char **argv)
       if (s->ended)
         continue;
       int n = pump(s, R.n == 1 ? 200 : 20);
+      if (s->conn->disconnects != s->disconnects) {
+        s->disconnects = s->conn->disconnects;
+        note_disconnect(&R, s);
+      }
       if (n == TW_EOF || (n < 0 && n != TW_EAGAIN)) {
         if (n != TW_EOF && n != TW_ECONNRESET) {
           cli_err("record: %s", tw_conn_error(s->conn));
@@ -348,7 +374,13 @@ int tw_cli_record(int argc, char **argv)
     fputs("\r\033[K", stderr);
   if (R.n)
     show_counts(&R, (double)(tw_sys_mono_ns() - t0) / 1e9, 1);
-  if (tw_twt_close(R.w, 1) < 0 || R.write_failed) {
+  if (R.write_failed) {
+    /* a full disk: stop, and say what the file holds (it stays readable) */
+    tw_twt_close(R.w, 0);
+    cli_err("record: recording stopped: %s cannot take more; it holds the first %llu bytes "
+            "received and reads as a trace that was not stopped cleanly", out, R.data_ok);
+    status = TW_EXIT_ERROR;
+  } else if (tw_twt_close(R.w, 1) < 0) {
     cli_err("record: %s: the trace is incomplete", out);
     status = TW_EXIT_ERROR;
   }

@@ -47,7 +47,17 @@ static int listen_read(struct tw_conn *s, void *buf, size_t cap, int timeout_ms)
     if (rc < 0)
       return rc;
   }
-  return tw__fd_read(s, s->fd, buf, cap, timeout_ms);
+  int n = tw__fd_read(s, s->fd, buf, cap, timeout_ms);
+  if (s->reconnect && (n == TW_EOF || n == TW_ECONNRESET)) {
+    tw_sys->close(s->fd);
+    s->fd = -1;
+    s->disconnects++;
+    s->disconnect_at = s->nread;
+    snprintf(s->err, sizeof s->err, "%s: target disconnected at stream byte %llu (%s); waiting for "
+             "it to reconnect", s->name, s->nread, n == TW_EOF ? "closed" : "reset");
+    return TW_EAGAIN; /* nothing now; the next read accepts */
+  }
+  return n;
 }
 
 static int listen_write(struct tw_conn *s, const void *buf, size_t n)
@@ -92,7 +102,10 @@ int tw_conn_tcp_listen(const char *addr, const char *port, int *bound_port,
     free(l);
     return rc;
   }
-  if (tw_sys->listen(l->lfd, 1) != 0) {
+  /* a backlog of a few: a target that reconnects while its previous
+   * connection is still being drained must not have its SYN dropped
+   * (the kernel would retry only after a second) */
+  if (tw_sys->listen(l->lfd, 4) != 0) {
     int rc = tw__conn_errno(&l->base, "listen");
     snprintf(err, errcap, "%s", l->base.err);
     tw_sys->close(l->lfd);

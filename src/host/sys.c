@@ -8,7 +8,7 @@
 static int sys_open(const char *path, int flags, int mode) { return open(path, flags, mode); }
 
 const struct tw_sys tw_sys_default = {
-  .iVersion = 1,
+  .iVersion = 2,
   .open = sys_open,
   .close = close,
   .read = read,
@@ -28,6 +28,7 @@ const struct tw_sys tw_sys_default = {
   .fsync = fsync,
   .lseek = lseek,
   .clock_gettime = clock_gettime,
+  .ftruncate = ftruncate,
 };
 
 const struct tw_sys *tw_sys = &tw_sys_default;

@@ -63,6 +63,22 @@ static int write_all(struct tw_twt_writer *w, const void *buf, size_t n)
   return 0;
 }
 
+/* A chunk that failed half-way (a full disk) is cut off, so the file is
+ * whole chunks only: every reader takes it as a trace that was not stopped
+ * cleanly, with nothing damaged. If even that fails, readers still cope
+ * (a partial last chunk is reported as truncated). */
+static void cut_partial(struct tw_twt_writer *w, unsigned long long at)
+{
+  if (w->offset == at || tw_sys->iVersion < 2 || !tw_sys->ftruncate)
+    return;
+  if (tw_sys->ftruncate(w->fd, (off_t)at) == 0) {
+    size_t l = strlen(w->msg);
+    snprintf(w->msg + l, sizeof w->msg - l, "; the trace ends with the last whole chunk, at %llu bytes",
+             at);
+    w->offset = at;
+  }
+}
+
 int tw_twt_create(const char *path, struct tw_twt_writer **out, char *err, size_t errcap)
 {
   struct tw_twt_writer *w = calloc(1, sizeof *w);
@@ -114,9 +130,12 @@ int tw_twt_write(struct tw_twt_writer *w, uint16_t type, uint16_t source, uint64
     if (n)
       memcpy(h + TW_TWT_CHUNK_HDR_BYTES, p, n);
     /* one write per chunk: a crash leaves whole chunks and at most one part */
+    unsigned long long at = w->offset;
     int rc = write_all(w, h, TW_TWT_CHUNK_HDR_BYTES + n);
-    if (rc < 0)
+    if (rc < 0) {
+      cut_partial(w, at);
       return rc;
+    }
     if (type == TW_TWT_DATA) {
       w->data_bytes += n;
       w->data_chunks++;
@@ -222,6 +241,14 @@ int tw_twt_open(const char *path, struct tw_twt_reader **out, char *err, size_t 
     snprintf(err, errcap, "%s: .twt version %u, this tracewire reads version %u", path,
              tw_load_le32(r->buf + 8), TW_TWT_VERSION);
     rc = TW_ENOTSUP;
+  } else if (tw_load_le32(r->buf + 12) < TW_TWT_HDR_BYTES ||
+             tw_load_le32(r->buf + 12) > TW_TWT_MAX_HDR ||
+             rfill(r, tw_load_le32(r->buf + 12)) <= 0) {
+    /* the header size comes from the file: bounded before it moves the
+     * read position (a huge value used to index far outside the buffer) */
+    snprintf(err, errcap, "%s: damaged file header: header size %u at offset 12 (expected %u..%u, "
+             "within the file)", path, tw_load_le32(r->buf + 12), TW_TWT_HDR_BYTES, TW_TWT_MAX_HDR);
+    rc = TW_EBADMSG;
   } else {
     r->created = get64(r->buf + 16);
     r->start = tw_load_le32(r->buf + 12);

@@ -17,7 +17,7 @@ clang -std=c11 -g -O1 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -fno-san
   -o "$out/fuzz_host"
 # new inputs go to the scratch corpus dir, never into the source tree
 if ! "$out/fuzz_host" -max_total_time="${TW_FUZZ_SECONDS:-10}" -seed=1 -max_len=8192 \
-     -artifact_prefix="$out/" "$out/corpus" "$src/fuzz/corpus/host" > "$out/fuzz.log" 2>&1; then
+     -artifact_prefix="$out/" "$out/corpus" "$src/fuzz/corpus/host_decode" > "$out/fuzz.log" 2>&1; then
   cat "$out/fuzz.log"
   echo "fuzz_host: crash input saved under $out/" >&2
   exit 1

@@ -49,6 +49,15 @@ struct tw_conn {
   char err[256];           /* last error with context */
   unsigned long long nread; /* stream bytes delivered so far */
   int bound_port;          /* listening transports: the local port */
+  /* Listening transports (tcp-listen): when set, a target that goes away
+   * (end of stream, connection reset) is not the end: the connection is
+   * closed, counted, and the next read accepts the next target. Bytes in
+   * flight at the disconnect are lost; the reader reports the cut packet
+   * as skipped bytes and the decoder the missing ones as packet/event
+   * sequence gaps, so the loss is never silent. */
+  int reconnect;
+  unsigned long long disconnects;   /* targets that went away (reconnect mode) */
+  unsigned long long disconnect_at; /* stream offset of the last disconnect */
 };
 
 /* Open by URI (see above). 0 and *out set, or a TW_E* code with a message in

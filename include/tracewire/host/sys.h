@@ -27,7 +27,7 @@
 #include <time.h>
 
 struct tw_sys {
-  int iVersion; /* 1 */
+  int iVersion; /* 2 */
   /* valid since version 1 */
   int (*open)(const char *path, int flags, int mode);
   int (*close)(int fd);
@@ -48,6 +48,8 @@ struct tw_sys {
   int (*fsync)(int fd);
   off_t (*lseek)(int fd, off_t off, int whence);
   int (*clock_gettime)(clockid_t id, struct timespec *ts);
+  /* valid since version 2 */
+  int (*ftruncate)(int fd, off_t len);
 };
 
 extern const struct tw_sys tw_sys_default;

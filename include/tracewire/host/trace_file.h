@@ -36,6 +36,8 @@
 #define TW_TWT_MAGIC "TWTRACE"
 #define TW_TWT_VERSION 1u
 #define TW_TWT_HDR_BYTES 32u
+/* A reader accepts a larger header (a later version's) up to this size. */
+#define TW_TWT_MAX_HDR 4096u
 #define TW_TWT_CHUNK_HDR_BYTES 24u
 #define TW_TWT_CHUNK_MAGIC 0x4B435754u
 #define TW_TWT_MAX_CHUNK (4u << 20)

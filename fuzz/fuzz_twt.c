@@ -1,0 +1,98 @@
+/*
+ * libFuzzer target: the .twt trace-file reader (src/host/trace_file.c) and
+ * the trace as a byte source (src/host/conn_twt.c) feeding the reader and
+ * decoder, i.e. what `tracewire print/stats/info` do with a file someone
+ * handed them. The input is the file; it lives in a memfd so each run
+ * costs no disk I/O.
+ *
+ * Checked beyond memory safety: chunks come in increasing file order,
+ * inside the file, and a chunk's length never exceeds TW_TWT_MAX_CHUNK
+ * (the bound that sizes the reader's buffer).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "tracewire/error.h"
+#include "tracewire/host/conn.h"
+#include "tracewire/host/decoder.h"
+#include "tracewire/host/reader.h"
+#include "tracewire/host/trace_file.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static int ignore_event(void *ctx, const struct tw_event *ev)
+{
+  (void)ctx;
+  (void)ev;
+  return 0;
+}
+
+static void walk_chunks(const char *path, size_t size)
+{
+  struct tw_twt_reader *r;
+  char err[256];
+  if (tw_twt_open(path, &r, err, sizeof err) < 0)
+    return;
+  unsigned long long last = 0;
+  struct tw_twt_chunk c;
+  int rc, n = 0;
+  while ((rc = tw_twt_next(r, &c)) == 1) {
+    if (c.file_offset < last || c.len > TW_TWT_MAX_CHUNK ||
+        c.file_offset + TW_TWT_CHUNK_HDR_BYTES + c.len > size + (c.truncated ? 0 : 0))
+      abort();
+    volatile uint8_t sink = 0;
+    if (c.len)
+      sink ^= c.data[0] ^ c.data[c.len - 1];
+    (void)sink;
+    last = c.file_offset + 1;
+    if (++n > 100000)
+      abort(); /* a file of this size cannot hold that many chunks */
+  }
+  (void)tw_twt_created_ns(r);
+  (void)strlen(tw_twt_reader_error(r));
+  tw_twt_close_reader(r);
+}
+
+static void decode(const char *path, int source)
+{
+  struct tw_conn *src;
+  struct tw_reader *rd;
+  struct tw_decoder *d;
+  char err[256];
+  if (tw_conn_twt_open(path, source, &src, err, sizeof err) < 0)
+    return;
+  if (tw_reader_open(&rd, src, &(struct tw_reader_cfg){.max_pkt_bytes = 4096}) < 0 ||
+      tw_decoder_open(&d, &(struct tw_decoder_cfg){.max_streams = 4, .max_names = 16,
+                                                    .max_custom = 4, .max_snapshot = 256}) < 0)
+    abort();
+  tw_decoder_on_event(d, ignore_event, NULL);
+  (void)tw_decoder_run(d, rd);
+  for (unsigned long long off = 0; off < 64; off += 13)
+    (void)tw_conn_locate(src, off);
+  tw_decoder_close(d);
+  tw_reader_close(rd);
+  tw_conn_close(src);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+  static int fd = -1;
+  static char path[64];
+  if (fd < 0) {
+    fd = memfd_create("fuzz_twt", 0);
+    if (fd < 0)
+      abort();
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+  }
+  if (ftruncate(fd, 0) != 0 || pwrite(fd, data, size, 0) != (ssize_t)size)
+    abort();
+  (void)tw_twt_probe(path);
+  walk_chunks(path, size);
+  decode(path, -1);
+  decode(path, 1);
+  return 0;
+}
