@@ -117,8 +117,7 @@ struct tw_streamer {
   uint64_t now;
   uint32_t now_lo;
   uint64_t last_sync;
-  uint64_t out_ts;            /* newest timestamp written to the stream */
-  uint64_t safe_ts;           /* reading before the ring was last seen empty */
+  uint64_t out_ts;            /* newest timestamp written: the stream time */
   uint64_t first_ts;          /* time the partial packet got its first record */
   int work[4];                /* queued enum tw_streamer_work */
   unsigned nwork;

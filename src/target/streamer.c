@@ -31,15 +31,17 @@
  *   time and reach back (wake - sleep) + wraps * 2^32. Periodic SYNC
  *   records (every sync_ticks < 2^31) keep the collector observing.
  *
- * - Stream time never goes backwards. Events leave in ring order, which is
- *   timestamp order. A record the streamer makes up itself (SYNC, NAME,
- *   TRACE_START, ...) must not be stamped later than an event still in the
- *   ring, so it is not stamped with the latest clock reading but with
- *   ctl_ts(): the later of the newest timestamp written (`out_ts`) and the
- *   clock reading taken before the ring was last found empty (`safe_ts`;
- *   anything committed after that empty get was stamped after it). Control
- *   records therefore never disturb the ring or the collector's work: a
- *   START or GET_NAMES from the host mid-stream only adds records.
+ * - A record the streamer makes up itself never steps stream time back.
+ *   Events leave in ring order; an emitter reads the clock before it
+ *   commits, so anything still in the ring, or still being emitted by a
+ *   task the collector preempted, may be older than the latest reading.
+ *   While recording, SYNC, NAME and CUSTOM_DECL therefore carry the stream
+ *   time, the newest timestamp already written (`out_ts`), never a fresh
+ *   reading: whatever follows was committed after what came before. Only
+ *   TRACE_START (the ring was just emptied and the mask is not on yet) and
+ *   TRACE_STOP (nothing follows it) carry the clock. Control records never
+ *   drain the ring or change the collector's work: a START or GET_NAMES
+ *   from the host mid-stream only adds records.
  */
 #include <string.h>
 
@@ -65,10 +67,16 @@ static void observe(struct tw_streamer *s, uint32_t wraps)
   s->now_lo = lo;
 }
 
-/* The time a control record may carry (see the design note). */
+/* The times control records carry (see the design note): the stream
+ * time while events may still follow, the clock where none can. */
 static uint64_t ctl_ts(const struct tw_streamer *s)
 {
-  return s->safe_ts > s->out_ts ? s->safe_ts : s->out_ts;
+  return s->out_ts;
+}
+
+static uint64_t edge_ts(const struct tw_streamer *s)
+{
+  return s->now > s->out_ts ? s->now : s->out_ts;
 }
 
 static void wrote_ts(struct tw_streamer *s, uint64_t ts)
@@ -371,11 +379,8 @@ static int drain_one(struct tw_streamer *s, uint32_t timeout)
     n = s->cfg.source.get_wait(s->cfg.source.ctx, &rec, s->pdata, TW_EVENT_MAX_DATA, timeout);
   else
     n = s->cfg.source.get(s->cfg.source.ctx, &rec, s->pdata, TW_EVENT_MAX_DATA);
-  if (n <= 0) {
-    /* with a timeout the reading is older than the wait: still safe */
-    s->safe_ts = s->now;
+  if (n <= 0)
     return 0; /* nothing; TW_EMSGSIZE cannot happen with a 255-word buffer */
-  }
   take(s, &rec, n);
   if (s->pend) {
     int rc = write_pending(s);
@@ -420,19 +425,16 @@ static uint32_t decl_packed(const struct tw_custom_decl *c)
 }
 
 /* While stopped the ring is kept empty: take (and so discard) up to
- * `budget` events. Returns 1 when the ring was found empty. */
-static int discard_ring(struct tw_streamer *s, uint32_t budget)
+ * `budget` events. */
+static void discard_ring(struct tw_streamer *s, uint32_t budget)
 {
   struct tw_src_rec rec;
   for (uint32_t i = 0; i < budget; i++) {
     int n = s->cfg.source.get(s->cfg.source.ctx, &rec, s->pdata, TW_EVENT_MAX_DATA);
-    if (n <= 0) {
-      s->safe_ts = s->now; /* as in drain_one */
-      return 1;
-    }
+    if (n <= 0)
+      return;
     take(s, &rec, n);
   }
-  return 0;
 }
 
 /* START: SYNC first, so the host has the clock from the first record of the
@@ -443,12 +445,12 @@ static int start_step(struct tw_streamer *s)
 {
   uint32_t words = s->running ? 5u : 10u; /* one or two control records */
   int rc;
-  if (!s->running)
-    (void)discard_ring(s, s->cfg.source.capacity_words ? s->cfg.source.capacity_words + 1
-                                                       : TW_CFG_STREAMER_BATCH);
+  if (!s->running) /* what the ring took while stopped must not follow */
+    discard_ring(s, s->cfg.source.capacity_words ? s->cfg.source.capacity_words + 1
+                                                 : TW_CFG_STREAMER_BATCH);
   if ((rc = make_room(s, words * 4)))
     return rc;
-  uint64_t ts = ctl_ts(s);
+  uint64_t ts = s->running ? ctl_ts(s) : edge_ts(s);
   if ((rc = write_control(s, TW_EV_SYNC, ts, s->cfg.source.freq_hz)))
     return rc;
   s->last_sync = s->now;
@@ -501,7 +503,7 @@ static int work_step(struct tw_streamer *s)
         s->stop_budget--;
       if (rc < 0)
         return rc;
-      rc = write_control(s, TW_EV_TRACE_STOP, ctl_ts(s), s->stop_reason);
+      rc = write_control(s, TW_EV_TRACE_STOP, edge_ts(s), s->stop_reason);
       if (rc)
         return rc;
       s->running = 0;
@@ -642,7 +644,7 @@ int tw_streamer_poll(struct tw_streamer *s, uint32_t timeout)
     /* stopped: keep the ring empty, discarding (a non-dynamic logger
      * records kernel events whatever the mask says) */
     uint32_t before = s->st.events;
-    (void)discard_ring(s, TW_CFG_STREAMER_BATCH);
+    discard_ring(s, TW_CFG_STREAMER_BATCH);
     taken = (int)(s->st.events - before);
   }
   observe(s, 0);
