@@ -114,10 +114,11 @@ else
 fi
 
 # ---- 4. summary
-echo "[4/4] summary"
 if has summary; then
+  echo "[4/4] summary"
   "$tw" summary -q "$trace" > "$out/summary.txt"
 else
+  echo "[4/4] summary  SKIPPED: this tracewire has no 'summary' command; its stats instead:"
   "$tw" stats -q "$trace" > "$out/summary.txt"
   skipped+=(summary)
 fi
