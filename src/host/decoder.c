@@ -42,14 +42,23 @@ struct name_slot {
 };
 
 /* How to unpack one event kind, precomputed from its descriptor so the hot
- * loop does one load, shift and mask per field and no type test. Kinds with
- * a STRING field or a field outside payload_words have no plan (fast = 0)
- * and take the general unpack(). */
+ * loop does one load, shift and mask per field and no type test. The
+ * first PLAN_FIXED fields are unpacked without a loop: a missing field
+ * reads the record's id word (offset -4, always inside the record) and
+ * masks it to 0. Kinds with a STRING field or a field outside
+ * payload_words have no plan (fast = 0) and take the general unpack(). */
+#define PLAN_FIXED 4           /* as many FIELD()s in records_in() */
+struct plan_field {
+  int8_t off;                /* byte offset from the first payload word */
+  uint8_t shift;
+  uint32_t mask;
+};
+
 struct plan {
   const struct tw_event_desc *desc;
+  uint16_t module;
   uint8_t fast, n, need, timed;
-  uint8_t word[TW_EVENT_MAX_VALUES], shift[TW_EVENT_MAX_VALUES];
-  uint32_t mask[TW_EVENT_MAX_VALUES];
+  struct plan_field f[TW_EVENT_MAX_VALUES];
 };
 
 struct custom {
@@ -86,7 +95,7 @@ struct tw_decoder {
   size_t nunknown;
   unsigned long long unknown_overflow;
   const struct tw_event_desc *desc_cache[DESC_CACHE];
-  uint8_t plan_ix[DESC_CACHE];   /* 1 + index into plans, 0: none */
+  const struct plan *plan_of[DESC_CACHE]; /* by id; NULL: none */
   struct plan *plans;
   struct plan tmp_plan;
   int no_freq_reported, limit_reported;
@@ -101,17 +110,20 @@ static void plan_init(struct plan *pl, const struct tw_event_desc *desc)
 {
   memset(pl, 0, sizeof *pl);
   pl->desc = desc;
+  pl->module = desc->module;
   pl->n = desc->nfields < TW_EVENT_MAX_VALUES ? desc->nfields : TW_EVENT_MAX_VALUES;
   pl->need = desc->payload_words;
   pl->timed = (desc->flags & TW_EVF_TIMED) != 0;
   pl->fast = desc->payload_words <= TW_EVENT_MAX_VALUES;
+  for (unsigned i = 0; i < TW_EVENT_MAX_VALUES; i++)
+    pl->f[i].off = -4; /* absent: the id word, masked to 0 */
   for (unsigned i = 0; i < pl->n; i++) {
     const struct tw_field_desc *f = &desc->fields[i];
     if (f->type == TW_FT_STRING || f->word >= desc->payload_words || f->shift >= 32)
       pl->fast = 0;
-    pl->word[i] = f->word;
-    pl->shift[i] = f->shift & 31;
-    pl->mask[i] = f->type == TW_FT_STRING ? 0 : f->bits >= 32 ? 0xFFFFFFFFu : (1u << f->bits) - 1u;
+    pl->f[i].off = (int8_t)(4 * (f->word & 31));
+    pl->f[i].shift = f->shift & 31;
+    pl->f[i].mask = f->type == TW_FT_STRING ? 0 : f->bits >= 32 ? 0xFFFFFFFFu : (1u << f->bits) - 1u;
   }
 }
 
@@ -146,9 +158,9 @@ int tw_decoder_open(struct tw_decoder **out, const struct tw_decoder_cfg *cfg)
   for (uint32_t id = 0; id < DESC_CACHE; id++) {
     const struct tw_event_desc *desc = tw_event_desc_by_id((uint16_t)id);
     d->desc_cache[id] = desc;
-    if (desc && np < tw_event_ndescs && np < 255) {
+    if (desc && np < tw_event_ndescs) {
       plan_init(&d->plans[np], desc);
-      d->plan_ix[id] = (uint8_t)++np;
+      d->plan_of[id] = &d->plans[np++];
     }
   }
   d->last_stream = -1;
@@ -545,10 +557,9 @@ static const struct plan *plan_slow(struct tw_decoder *d, int si, uint16_t modul
 
 static inline const struct plan *plan_for(struct tw_decoder *d, int si, uint16_t module, uint16_t id)
 {
-  unsigned ix;
-  if (__builtin_expect(id < DESC_CACHE && (ix = d->plan_ix[id]) != 0, 1) &&
-      d->plans[ix - 1].desc->module == module)
-    return &d->plans[ix - 1];
+  const struct plan *pl;
+  if (__builtin_expect(id < DESC_CACHE && (pl = d->plan_of[id]) != NULL && pl->module == module, 1))
+    return pl;
   return plan_slow(d, si, module, id);
 }
 
@@ -805,7 +816,8 @@ records_in(struct tw_decoder *d, int si, const struct tw_pkt *pkt, const int swa
     size_t nw = (len - hdr) / 4, need = pl->need;
     /* the logger's 32-bit timestamp word: present without a 64-bit
      * timestamp; tolerated (and skipped) alongside one */
-    if (pl->timed && (!has_ts ? nw > 0 : nw == need + 1)) {
+    if (__builtin_expect(nw != need || !has_ts, 0) && pl->timed &&
+        (!has_ts ? nw > 0 : nw == need + 1)) {
       if (!has_ts) {
         uint32_t t32 = ld(pw, swap);
         ticks = (s->last_ticks & ~0xFFFFFFFFull) | t32;
@@ -834,8 +846,13 @@ records_in(struct tw_decoder *d, int si, const struct tw_pkt *pkt, const int swa
     ev->desc = pl->desc;
     if (__builtin_expect(pl->fast, 1)) {
       unsigned n = pl->n;
-      for (unsigned i = 0; i < n; i++)
-        ev->values[i] = (ld(pw + 4u * pl->word[i], swap) >> pl->shift[i]) & pl->mask[i];
+      const struct plan_field *f = pl->f;
+      /* branch-free for the first PLAN_FIXED (every vocabulary kind) */
+#define FIELD(i) ev->values[i] = (ld(pw + f[i].off, swap) >> f[i].shift) & f[i].mask
+      FIELD(0); FIELD(1); FIELD(2); FIELD(3);
+#undef FIELD
+      for (unsigned i = PLAN_FIXED; i < n; i++)
+        ev->values[i] = (ld(pw + f[i].off, swap) >> f[i].shift) & f[i].mask;
       ev->nvalues = (uint16_t)n;
     } else {
       uint32_t w[TW_EVENT_MAX_VALUES] = {0};
