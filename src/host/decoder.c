@@ -29,6 +29,10 @@ struct stream {
   int freq_known;
   int have_pkt_seq, have_seq, pkt_gap;
   uint16_t next_pkt_seq, next_seq;
+  /* the seq the in-order fast path accepts: next_seq, or 0x10000 (never a
+   * seq) before the first record and while a packet gap or a DROPS record
+   * waits to explain the next gap */
+  uint32_t expect;
   uint32_t seq_ext;
   uint64_t pending_drops;
   uint64_t last_ticks;
@@ -274,6 +278,7 @@ static int find_stream(struct tw_decoder *d, uint16_t ep, uint16_t inst, uint16_
   }
   struct stream *s = &d->streams[d->nstreams];
   memset(s, 0, sizeof *s);
+  s->expect = 0x10000u; /* no record yet */
   s->snap_buf = malloc(d->cfg.max_snapshot);
   if (!s->snap_buf)
     return -1;
@@ -590,19 +595,18 @@ static void account_seq_slow(struct tw_decoder *d, int si, uint16_t seq)
   }
   s->have_seq = 1;
   s->next_seq = (uint16_t)(seq + 1);
+  s->expect = s->next_seq;
   s->pkt_gap = 0;
   s->pending_drops = 0;
 }
 
-static inline void account_seq(struct tw_decoder *d, int si, uint16_t seq)
+static inline void account_seq(struct tw_decoder *d, struct stream *s, int si, uint16_t seq)
 {
-  struct stream *s = &d->streams[si];
-  if (__builtin_expect(seq == s->next_seq && s->have_seq, 1)) {
-    /* no gap: seq_ext's low half was the previous seq */
+  if (__builtin_expect(seq == s->expect, 1)) {
+    /* no gap, nothing pending: seq_ext's low half was the previous seq */
     s->seq_ext++;
     s->next_seq = (uint16_t)(seq + 1);
-    s->pkt_gap = 0;
-    s->pending_drops = 0;
+    s->expect = s->next_seq;
     return;
   }
   account_seq_slow(d, si, seq);
@@ -624,9 +628,8 @@ static void account_time_slow(struct tw_decoder *d, int si, uint64_t ticks)
   s->st.last_ticks = ticks;
 }
 
-static inline void account_time(struct tw_decoder *d, int si, uint64_t ticks)
+static inline void account_time(struct tw_decoder *d, struct stream *s, int si, uint64_t ticks)
 {
-  struct stream *s = &d->streams[si];
   if (__builtin_expect(ticks >= s->last_ticks && s->st.have_time, 1)) {
     s->last_ticks = ticks;
     s->st.last_ticks = ticks;
@@ -651,6 +654,8 @@ static void control(struct tw_decoder *d, int si, struct tw_event *ev)
   case TW_EV_DROPS:
     s->st.ring_drops += ev->values[0];
     s->pending_drops = ev->values[0];
+    if (s->pending_drops)
+      s->expect = 0x10000u;
     diag(d, TW_DIAG_RING_DROPS, 0, si, ev->values[0], 0,
          "target ring overflow: %u events dropped", ev->values[0]);
     break;
@@ -685,9 +690,8 @@ static void no_freq(struct tw_decoder *d, int si)
          "event before any SYNC or target info: timestamp frequency unknown, ticks taken as ns");
 }
 
-static inline int emit(struct tw_decoder *d, int si, struct tw_event *ev)
+static inline int emit(struct tw_decoder *d, struct stream *s, int si, struct tw_event *ev)
 {
-  struct stream *s = &d->streams[si];
   s->st.events++;
   if (__builtin_expect(ev->module == TW_MOD_CONTROL, 0))
     control(d, si, ev);
@@ -707,7 +711,7 @@ static int snapshot_record(struct tw_decoder *d, int si, const uint8_t *p, size_
     diag(d, TW_DIAG_SNAPSHOT, n, si, 1, 0, "snapshot record rejected: %s", tw_strerror(n));
     return 0;
   }
-  account_seq(d, si, (uint16_t)rec.seq);
+  account_seq(d, s, si, (uint16_t)rec.seq);
   uint64_t ticks = rec.has_ts ? rec.ts : s->last_ticks;
   int rc = tw_snap_reasm_feed(&s->snap, &rec);
   if (rc < 0) {
@@ -732,7 +736,7 @@ static int snapshot_record(struct tw_decoder *d, int si, const uint8_t *p, size_
   for (size_t i = 0; i < desc->payload_words && i <= TW_EVENT_MAX_VALUES; i++)
     w[i] = ld(s->snap.buf + 4 * i, swap);
   if (rec.has_ts)
-    account_time(d, si, ticks);
+    account_time(d, s, si, ticks);
   struct tw_event *ev = &d->ev;
   ev->ticks = ticks;
   ev->time_ns = to_ns(s, ticks);
@@ -751,7 +755,7 @@ static int snapshot_record(struct tw_decoder *d, int si, const uint8_t *p, size_
       slen--; /* NUL terminator and word padding; a BLOB keeps its bytes */
   ev->str = str;
   ev->str_len = slen;
-  rc = emit(d, si, ev);
+  rc = emit(d, s, si, ev);
   ev->str = NULL;
   ev->str_len = 0;
   return rc;
@@ -800,7 +804,7 @@ records_in(struct tw_decoder *d, int si, const struct tw_pkt *pkt, const int swa
       return bad_record(d, si, len > left ? TW_ETRUNC : len & 3 ? TW_EALIGN : TW_ESHORT,
                         (size_t)(p - base), w0);
     s->st.records++;
-    account_seq(d, si, (uint16_t)w0);
+    account_seq(d, s, si, (uint16_t)w0);
     int has_ts = type == TW_REC_EVENT_TS;
     uint64_t ticks = s->last_ticks;
     if (has_ts)
@@ -837,7 +841,7 @@ records_in(struct tw_decoder *d, int si, const struct tw_pkt *pkt, const int swa
       continue;
     }
     if (has_ts)
-      account_time(d, si, ticks);
+      account_time(d, s, si, ticks);
     ev->ticks = ticks;
     ev->time_ns = to_ns(s, ticks);
     ev->seq = s->seq_ext;
@@ -860,7 +864,7 @@ records_in(struct tw_decoder *d, int si, const struct tw_pkt *pkt, const int swa
         w[i] = ld(pw + 4 * i, swap);
       unpack(ev, pl->desc, w);
     }
-    int rc = emit(d, si, ev);
+    int rc = emit(d, s, si, ev);
     if (rc)
       return rc;
     p += len;
@@ -910,6 +914,7 @@ int tw_decoder_packet(struct tw_decoder *d, const struct tw_pkt *pkt,
     if (gap < 0x8000u) {
       s->st.pkts_lost += gap;
       s->pkt_gap = 1;
+      s->expect = 0x10000u;
       diag(d, TW_DIAG_PKT_LOSS, 0, si, gap, seq,
            "%u packet(s) lost in transport (packet sequence %u, expected %u)",
            gap, seq, s->next_pkt_seq);
