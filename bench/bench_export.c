@@ -13,8 +13,9 @@
  * `babeltrace2 CTFDIR -o dummy` reads the CTF trace just written (its
  * fastest sink: decode and discard), timed as a child process; the ratio
  * is babeltrace2's time over our decode time for the same events.
- * Best of 5 for ours, one babeltrace2 run (it is the slow side). All
- * times are CPU seconds (user + system), ours and babeltrace2's alike.
+ * Best of 5 for ours, best of 3 for babeltrace2 (the same rule for both
+ * sides, fewer runs of the slow one). All times are CPU seconds (user +
+ * system), ours and babeltrace2's alike.
  * The cost of only reading the file's bytes (the same source and buffer
  * size, no framing, no decoding) is printed too: babeltrace2's time over
  * it is the ratio no decoder could beat on this machine.
@@ -282,6 +283,13 @@ int main(int argc, char **argv)
          (double)n_ctf / t_ctf >= 20e6 ? "met" : "NOT met",
          (double)n_ctf / (t_ctf - t_dec) >= 20e6 ? "met" : "NOT met");
   t_bt = babeltrace2(ctf, &t_bt_wall);
+  for (int i = 1; i < 3 && t_bt >= 0; i++) {
+    double w, t = babeltrace2(ctf, &w);
+    if (t >= 0 && t < t_bt) {
+      t_bt = t;
+      t_bt_wall = w;
+    }
+  }
   if (t_bt < 0) {
     printf("bench_export: babeltrace2 not runnable (Debian package babeltrace2): no ratio\n");
   } else {
