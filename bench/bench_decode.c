@@ -16,12 +16,16 @@
 #include "tracewire/host/conn.h"
 #include "tracewire/host/synth.h"
 
-static double now(void)
+static double clock_s(clockid_t id)
 {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(id, &ts);
   return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
+/* CPU time of this thread: on a shared machine wall time also counts the
+ * time other processes had the core; both are printed. */
+static double now(void) { return clock_s(CLOCK_THREAD_CPUTIME_ID); }
+static double wall(void) { return clock_s(CLOCK_MONOTONIC); }
 
 static int count(void *ctx, const struct tw_event *ev)
 {
@@ -43,7 +47,7 @@ int main(int argc, char **argv)
   while (len < size)
     len += tw_synth_packet(&g, trace + len, 65536);
 
-  double best = 1e9, best_copy = 1e9;
+  double best = 1e9, best_copy = 1e9, best_wall = 1e9;
   unsigned long long events = 0;
   for (int rep = 0; rep < 3; rep++) {
     struct tw_conn *src;
@@ -55,11 +59,13 @@ int main(int argc, char **argv)
     tw_decoder_open(&d, NULL);
     events = 0;
     tw_decoder_on_event(d, count, &events);
-    double t0 = now();
+    double w0 = wall(), t0 = now();
     tw_decoder_run(d, r);
-    double t = now() - t0;
+    double t = now() - t0, w = wall() - w0;
     if (t < best)
       best = t;
+    if (w < best_wall)
+      best_wall = w;
     tw_decoder_close(d);
     tw_reader_close(r);
     tw_conn_close(src);
@@ -78,8 +84,11 @@ int main(int argc, char **argv)
   double copy_mbs = (double)len / best_copy / 1e6;
   printf("bench_decode: %.0f MB trace, %llu events (%.1f bytes/event)\n", (double)len / 1e6, events,
          (double)len / (double)events);
-  printf("bench_decode: decode %.0f MB/s, %.1f M events/s (one core, best of 3)\n", mbs, eps / 1e6);
-  printf("bench_decode: peer memcpy %.0f MB/s; decode/memcpy = %.3f\n", copy_mbs, mbs / copy_mbs);
+  printf("bench_decode: decode %.0f MB/s, %.1f M events/s (one core, thread CPU time, best of 3)\n",
+         mbs, eps / 1e6);
+  printf("bench_decode: wall clock %.0f MB/s (includes time other processes held the core)\n",
+         (double)len / best_wall / 1e6);
+  printf("bench_decode: peer memcpy %.0f MB/s (CPU time); decode/memcpy = %.3f\n", copy_mbs, mbs / copy_mbs);
   printf("bench_decode: target >= 1000 MB/s: %s\n", mbs >= 1000 ? "met" : "NOT met");
   free(trace);
   free(copy);

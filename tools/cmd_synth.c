@@ -20,6 +20,11 @@ void tw_cli_synth_help(FILE *f)
         "  --pkt-bytes N         packet size bound (default 1024)\n"
         "  --instances N         logger instances, round robin (default 1)\n"
         "  --drop-every N        a DROPS record every N events (default never)\n"
+        "  --endpoints N         targets (endpoint addresses 1..N; default 1)\n"
+        "  --start-ticks N       first timestamp (default 1000; 0xFFFFF000 to wrap 32 bits)\n"
+        "  --ts32                timed events carry only a 32-bit timestamp word\n"
+        "  --control             TRACE_START, and TRACE_STOP/TRACE_START every 400 events\n"
+        "  --switches            TASK_SWITCH to tasks, interrupts entered and left in pairs\n"
         "  --no-names            no NAME / CUSTOM_DECL records\n"
         "  --seed N              script seed\n"
         "  --gap-us N            pause between packets (microseconds)\n", f);
@@ -60,7 +65,9 @@ int tw_cli_synth(int argc, char **argv)
     {"bytes", required_argument, 0, 'b'}, {"pkt-bytes", required_argument, 0, 'p'},
     {"instances", required_argument, 0, 'i'}, {"drop-every", required_argument, 0, 'd'},
     {"no-names", no_argument, 0, 'N'}, {"seed", required_argument, 0, 's'},
-    {"gap-us", required_argument, 0, 'g'}, {0, 0, 0, 0},
+    {"gap-us", required_argument, 0, 'g'}, {"endpoints", required_argument, 0, 'E'},
+    {"start-ticks", required_argument, 0, 'T'}, {"ts32", no_argument, 0, '3'},
+    {"control", no_argument, 0, 'C'}, {"switches", no_argument, 0, 'S'}, {0, 0, 0, 0},
   };
   struct tw_synth_cfg cfg = { .names = 1 };
   const char *out = NULL, *to = NULL;
@@ -79,6 +86,11 @@ int tw_cli_synth(int argc, char **argv)
     case 'N': cfg.names = 0; break;
     case 's': cfg.seed = (uint32_t)strtoul(optarg, NULL, 0); break;
     case 'g': gap_us = strtoull(optarg, NULL, 0); break;
+    case 'E': cfg.endpoints = (uint16_t)strtoul(optarg, NULL, 0); break;
+    case 'T': cfg.start_ticks = strtoull(optarg, NULL, 0); break;
+    case '3': cfg.ts32 = 1; break;
+    case 'C': cfg.control = 1; break;
+    case 'S': cfg.switches = 1; break;
     default: tw_cli_synth_help(stderr); return TW_EXIT_USAGE;
     }
   }

@@ -27,6 +27,8 @@ void tw_synth_init(struct tw_synth *g, const struct tw_synth_cfg *cfg)
     g->cfg.endpoint = 1;
   if (!g->cfg.instances || g->cfg.instances > 8)
     g->cfg.instances = 1;
+  if (!g->cfg.endpoints || g->cfg.endpoints * g->cfg.instances > 8)
+    g->cfg.endpoints = 1;
   if (!g->cfg.freq_hz)
     g->cfg.freq_hz = 1000000;
   if (!g->cfg.pkt_bytes || g->cfg.pkt_bytes > TW_EVPKT_MAX_BYTES)
@@ -34,7 +36,7 @@ void tw_synth_init(struct tw_synth *g, const struct tw_synth_cfg *cfg)
   if (!g->cfg.drop_count)
     g->cfg.drop_count = 3;
   g->rng = g->cfg.seed ? g->cfg.seed : 0x2545F491u;
-  g->ticks = 1000;
+  g->ticks = g->cfg.start_ticks ? g->cfg.start_ticks : 1000;
 }
 
 struct out {
@@ -61,10 +63,19 @@ static int sink(void *ctx, const uint32_t *words, size_t n)
 static int event(struct tw_synth *g, struct out *o, unsigned inst, uint16_t id, uint16_t module,
                  const uint32_t *payload, size_t n)
 {
-  uint32_t rec[4 + 8];
+  uint32_t rec[4 + 9], p32[9];
+  /* ts32: a timed event as the kernel logger leaves it, the low 32 bits of
+   * the clock as the first payload word and no 64-bit timestamp */
+  int ts32 = g->cfg.ts32 && module != TW_MOD_CONTROL && n < 9;
+  if (ts32) {
+    p32[0] = (uint32_t)g->ticks;
+    memcpy(p32 + 1, payload, 4 * n);
+    payload = p32;
+    n++;
+  }
   if (!room(o, 4 + n))
     return 0;
-  int w = tw_record_encode(rec, 12, g->ev_seq[inst]++, 1, g->ticks, id, module, payload, n);
+  int w = tw_record_encode(rec, 13, g->ev_seq[inst]++, !ts32, g->ticks, id, module, payload, n);
   put_words(o, rec, (size_t)w);
   g->events++;
   return 1;
@@ -116,6 +127,9 @@ static int preamble(struct tw_synth *g, struct out *o, unsigned inst)
   v[0] = g->cfg.freq_hz;
   if (!event(g, o, inst, TW_EV_SYNC, TW_MOD_CONTROL, v, 1))
     return 0;
+  v[0] = 0xFFFFFFFFu; /* mask */
+  if (g->cfg.control && !event(g, o, inst, 0x100, TW_MOD_CONTROL, v, 1))
+    return 0;
   if (!g->cfg.names)
     return 1;
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
@@ -133,6 +147,14 @@ static int scripted(struct tw_synth *g, struct out *o, unsigned inst)
   uint32_t v[8], w[8];
   unsigned k = g->step % 18;
   g->ticks += 1 + rnd(g) % 50;
+  if (g->cfg.control && g->step % 400 == 399 && g->restart_step != g->step) {
+    v[0] = 1; /* TRACE_STOP reason: application */
+    v[1] = 0xFFFFFFFFu;
+    if (!room(o, 12) || !event(g, o, inst, 0x101, TW_MOD_CONTROL, v, 1) ||
+        !event(g, o, inst, 0x100, TW_MOD_CONTROL, v + 1, 1))
+      return 0;
+    g->restart_step = g->step;
+  }
   if (g->cfg.drop_every && g->events && g->events % g->cfg.drop_every == 0) {
     v[0] = g->cfg.drop_count;
     if (!event(g, o, inst, TW_EV_DROPS, TW_MOD_CONTROL, v, 1))
@@ -160,8 +182,17 @@ static int scripted(struct tw_synth *g, struct out *o, unsigned inst)
     v[i] = d->fields[i].obj == TW_OBJ_TASK ? 1 + r % 3 : d->fields[i].obj != TW_OBJ_NONE ? 1 + r % 2
          : r;
   }
-  if (d->marker_field >= 0 && d->nenums)
+  if (d->marker_field >= 0 && d->nenums && g->cfg.switches &&
+      d->fields[d->marker_field].obj == TW_OBJ_TASK) {
+    /* a task switch, or an interrupt entered (1 in 4) and then left */
+    if (g->in_irq[inst])
+      v[d->marker_field] = 0xFFFF;
+    else if (rnd(g) % 4 == 0)
+      v[d->marker_field] = 0xFFFE;
+    g->in_irq[inst] = v[d->marker_field] == 0xFFFE;
+  } else if (d->marker_field >= 0 && d->nenums) {
     v[d->marker_field] = d->enums[rnd(g) % d->nenums].value;
+  }
   size_t n = pack(d, v, w);
   if (!event(g, o, inst, d->id, d->module, w, n))
     return 0;
@@ -173,7 +204,7 @@ size_t tw_synth_packet(struct tw_synth *g, uint8_t *buf, size_t cap)
 {
   size_t len = cap < g->cfg.pkt_bytes ? cap : g->cfg.pkt_bytes;
   len &= ~(size_t)3;
-  unsigned inst = g->next_inst++ % g->cfg.instances;
+  unsigned inst = g->next_inst++ % (g->cfg.instances * g->cfg.endpoints);
   struct out o = { buf + TW_EVPKT_HDR_BYTES, buf + len - TW_FOOTER_BYTES };
   uint16_t first_seq = g->ev_seq[inst];
   if (!g->preamble_done[inst]) {
@@ -184,8 +215,9 @@ size_t tw_synth_packet(struct tw_synth *g, uint8_t *buf, size_t cap)
     ;
   uint32_t length = (uint32_t)(o.p - buf) + TW_FOOTER_BYTES;
   tw_pkt_hdr h;
-  tw_pkt_init_event(&h, TW_ENDIAN_NATIVE, length, g->pkt_seq[inst]++, 0, 1, inst,
-                    TW_ADDR_HOST, g->cfg.endpoint);
+  tw_pkt_init_event(&h, TW_ENDIAN_NATIVE, length, g->pkt_seq[inst]++, 0, 1,
+                    inst % g->cfg.instances, TW_ADDR_HOST,
+                    (uint16_t)(g->cfg.endpoint + inst / g->cfg.instances));
   tw_pkt_set_event_seq(&h, first_seq & 0x3FFFu);
   memcpy(buf, &h, sizeof h);
   tw_store_be32(o.p, tw_pkt_footer(length));

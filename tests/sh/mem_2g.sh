@@ -10,7 +10,7 @@ limit_kb=$((64 * 1024))
 # Under sanitizers RSS measures the shadow memory, not ours: a smaller trace
 # still exercises the streaming path, without the RSS bound.
 if grep -q '^TW_SANITIZE:STRING=.\+' "$B/CMakeCache.txt" 2>/dev/null; then
-  size=${TW_MEM_TEST_BYTES:-256M}
+  size=${TW_MEM_TEST_BYTES:-64M}
   limit_kb=0
   echo "mem_2g: sanitizer build: $size, RSS bound not checked"
 fi

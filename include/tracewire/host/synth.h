@@ -23,6 +23,16 @@ struct tw_synth_cfg {
   uint32_t drop_count;    /* events it reports dropped (default 3) */
   int names;              /* emit NAME records and a CUSTOM_DECL first */
   uint32_t seed;
+  uint16_t endpoints;     /* targets: endpoint, endpoint+1, ... (default 1);
+                           * endpoints * instances streams, at most 8 */
+  uint64_t start_ticks;   /* first timestamp (default 1000) */
+  int ts32;               /* timed events carry only the logger's 32-bit
+                           * timestamp word (the host extends it) */
+  int control;            /* TRACE_START after the SYNC, and every 400
+                           * events a TRACE_STOP / TRACE_START pair */
+  int switches;           /* TASK_SWITCH mostly to tasks, interrupts
+                           * entered and left in pairs (else only
+                           * EnterInt/LeaveInt, at random) */
 };
 
 struct tw_synth {
@@ -35,6 +45,8 @@ struct tw_synth {
   unsigned long long drops;      /* events DROPS records reported */
   unsigned long long packets;
   unsigned step;
+  unsigned restart_step;         /* step of the last TRACE_STOP/START pair */
+  uint8_t in_irq[8];             /* cfg.switches: per stream, inside EnterInt */
   int preamble_done[8];
 };
 

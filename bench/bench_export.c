@@ -1,0 +1,270 @@
+/*
+ * Export throughput, and reading speed against babeltrace2.
+ *
+ * A large synthetic trace (two endpoints x two cores, every event kind,
+ * drops, a 32-bit wrap) is written to a file. Then, one core each:
+ *   decode      reader + decoder, events counted: our reading of the trace
+ *   ctf         decode + CTF export to a directory
+ *   perfetto    decode + Perfetto export to a file
+ *   plugin      decode + trace model + the built-in CTF plugin, as
+ *               `tracewire export` runs it (without its prescan)
+ * Export throughput is reported end to end and for the exporter alone
+ * (events / (time - decode time)). Then the peer, in the same run:
+ * `babeltrace2 CTFDIR -o dummy` reads the CTF trace just written (its
+ * fastest sink: decode and discard), timed as a child process; the ratio
+ * is babeltrace2's time over our decode time for the same events.
+ * Best of 5 for ours, one babeltrace2 run (it is the slow side). All
+ * times are CPU seconds (user + system), ours and babeltrace2's alike.
+ *
+ *   bench_export [MiB]   (default 64)
+ *
+ * Targets: CTF export >= 20 M events/s; reading >= 50x babeltrace2.
+ */
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "tracewire/export.h"
+#include "tracewire/host/conn.h"
+#include "tracewire/host/decoder.h"
+#include "tracewire/host/reader.h"
+#include "tracewire/host/synth.h"
+#include "tracewire/mti_host.h"
+
+extern char **environ;
+
+/* CPU time (user + system) of this process: the machine is shared, and
+ * wall time would charge us for other people's builds. babeltrace2 is
+ * charged the same way, from its rusage. */
+static double now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double wall(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+struct run {
+  struct tw_export *x;
+  struct tw_mti_system *sys;
+  unsigned long long events;
+};
+
+static int on_event(void *ctx, const struct tw_event *ev)
+{
+  struct run *r = ctx;
+  r->events++;
+  if (r->sys)
+    return tw_mti_system_feed(r->sys, ev);
+  return r->x ? tw_export_event(r->x, ev) : (int)(ev->values[0] & 0);
+}
+
+/* The CTF exporter as `tracewire export` runs it: the built-in MTI plugin
+ * over the trace model (components from a first decode, as the CLI's
+ * prescan does, not timed), fed straight from the decoder. */
+static double plugin_pass(const char *path, const char *out, unsigned long long *events)
+{
+  struct tw_conn *src;
+  struct tw_reader *r;
+  struct tw_decoder *d;
+  struct tw_reader_cfg rc = {.read_bytes = 1 << 20};
+  struct run run = {0};
+  struct tw_mti_system *sys;
+  struct tw_decoder *d0;
+  MTI_PluginFactory *f = tw_export_plugin_factory("ctf");
+  eslapi_CADIParameterInfo_t infos[8];
+  eslapi_CADIParameterValue_t v;
+  MTI_PluginInstance *pi;
+  char err[256];
+  double t0, t;
+  if (tw_conn_file_open(path, &src, err, sizeof err) < 0 || tw_reader_open(&r, src, &rc) < 0 ||
+      tw_decoder_open(&d, NULL) < 0 ||
+      tw_mti_system_create(&sys, tw_event_descs, tw_event_ndescs) < 0)
+    return -1;
+  tw_decoder_on_event(d, on_event, &run); /* run.sys unset: counts only */
+  f->vtbl->GetParameterInfos(f, infos);
+  if (tw_mti_param_parse(&infos[0], out, &v, err, sizeof err) < 0) /* "out" */
+    return -1;
+  t0 = now();
+  if (tw_decoder_run(d, r) != 0) /* the prescan: components and custom kinds */
+    return -1;
+  t = now() - t0;
+  tw_mti_system_sync_decoder(sys, d);
+  run.sys = sys;
+  d0 = d; /* owns the custom kinds' descriptors the model uses */
+  tw_reader_close(r);
+  tw_conn_close(src);
+  pi = eslapi_ObtainPointer(f->vtbl->Instantiate(f, "bench", 1, &v), MTI_PluginInstance);
+  if (!pi || pi->vtbl->RegisterSimulation(pi, tw_mti_system_simulation(run.sys)) != CADI_STATUS_OK)
+    return -1;
+  if (tw_conn_file_open(path, &src, err, sizeof err) < 0 || tw_reader_open(&r, src, &rc) < 0 ||
+      tw_decoder_open(&d, NULL) < 0)
+    return -1;
+  tw_decoder_on_event(d, on_event, &run);
+  run.events = 0;
+  t0 = now();
+  tw_mti_system_start(run.sys);
+  if (tw_decoder_run(d, r) != 0)
+    return -1;
+  tw_mti_system_stop(run.sys);
+  pi->vtbl->Release(pi);
+  t = now() - t0;
+  if (tw_export_plugin_status("ctf", err, sizeof err) < 0)
+    return -1;
+  tw_decoder_close(d);
+  tw_reader_close(r);
+  tw_conn_close(src);
+  tw_mti_system_destroy(run.sys);
+  tw_decoder_close(d0);
+  *events = run.events;
+  return t;
+}
+
+/* Decodes path (exporting when format is set); seconds, or -1. */
+static double pass(const char *path, const char *format, const char *out,
+                   unsigned long long *events)
+{
+  struct tw_conn *src;
+  struct tw_reader *r;
+  struct tw_decoder *d;
+  struct tw_reader_cfg rc = {.read_bytes = 1 << 20};
+  struct run run = {0};
+  char err[256];
+  double t0 = now(), t;
+  if (tw_conn_file_open(path, &src, err, sizeof err) < 0 || tw_reader_open(&r, src, &rc) < 0 ||
+      tw_decoder_open(&d, NULL) < 0)
+    return -1;
+  if (format) {
+    struct tw_export_cfg cfg = {.format = format, .out = out};
+    if (tw_export_open(&run.x, &cfg, err, sizeof err) < 0) {
+      fprintf(stderr, "bench_export: %s\n", err);
+      return -1;
+    }
+  }
+  tw_decoder_on_event(d, on_event, &run);
+  if (tw_decoder_run(d, r) != 0)
+    return -1;
+  if (run.x && tw_export_close(run.x, err, sizeof err) < 0) {
+    fprintf(stderr, "bench_export: %s\n", err);
+    return -1;
+  }
+  t = now() - t0;
+  tw_decoder_close(d);
+  tw_reader_close(r);
+  tw_conn_close(src);
+  *events = run.events;
+  return t;
+}
+
+#define REPS 5
+
+static double best_of(const char *path, const char *format, const char *out,
+                      unsigned long long *events)
+{
+  double best = 1e30;
+  for (int i = 0; i < REPS; i++) {
+    double t = pass(path, format, out, events);
+    if (t < 0)
+      return -1;
+    if (t < best)
+      best = t;
+  }
+  return best;
+}
+
+static double babeltrace2(const char *dir, double *wall_s)
+{
+  char *argv[] = {"babeltrace2", (char *)dir, "-o", "dummy", NULL};
+  posix_spawn_file_actions_t fa;
+  struct rusage ru;
+  pid_t pid;
+  int st;
+  double t0 = wall();
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0); /* discard warnings */
+  if (posix_spawnp(&pid, "babeltrace2", &fa, NULL, argv, environ) != 0)
+    return -1;
+  posix_spawn_file_actions_destroy(&fa);
+  if (wait4(pid, &st, 0, &ru) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+    return -1;
+  *wall_s = wall() - t0;
+  return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+         (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+int main(int argc, char **argv)
+{
+  size_t mib = argc > 1 ? strtoul(argv[1], NULL, 0) : 64, len = 0;
+  char tmp[] = "/tmp/tw_bench_export_XXXXXX", path[300], ctf[300], pf[300];
+  struct tw_synth g;
+  struct tw_synth_cfg cfg = {.names = 1, .pkt_bytes = 4096, .instances = 2, .endpoints = 2,
+                             .drop_every = 1000, .start_ticks = 0xF0000000u, .switches = 1};
+  static uint8_t buf[65536];
+  unsigned long long n_dec = 0, n_ctf = 0, n_pf = 0, n_pl = 0;
+  double t_dec, t_ctf, t_pf, t_pl = 1e30, t_bt, t_bt_wall = 0;
+  FILE *f;
+  if (!mkdtemp(tmp))
+    return 1;
+  snprintf(path, sizeof path, "%s/trace.bin", tmp);
+  snprintf(ctf, sizeof ctf, "%s/ctf", tmp);
+  snprintf(pf, sizeof pf, "%s/trace.perfetto-trace", tmp);
+  if (!(f = fopen(path, "wb")))
+    return 1;
+  tw_synth_init(&g, &cfg);
+  while (len < (mib << 20)) {
+    size_t n = tw_synth_packet(&g, buf, sizeof buf);
+    fwrite(buf, 1, n, f);
+    len += n;
+  }
+  fclose(f);
+
+  t_dec = best_of(path, NULL, NULL, &n_dec);
+  t_ctf = best_of(path, "ctf", ctf, &n_ctf);
+  t_pf = best_of(path, "perfetto", pf, &n_pf);
+  for (int i = 0; i < REPS; i++) {
+    double t = plugin_pass(path, ctf, &n_pl);
+    if (t < t_pl)
+      t_pl = t;
+  }
+  if (t_dec < 0 || t_ctf < 0 || t_pf < 0 || t_pl < 0 || n_dec != g.events || n_ctf != n_dec ||
+      n_pf != n_dec || n_pl != n_dec) {
+    fprintf(stderr, "bench_export: a pass failed (%llu/%llu/%llu events of %llu)\n", n_dec,
+            n_ctf, n_pf, g.events);
+    return 1;
+  }
+  printf("bench_export: %.0f MB trace, %llu events, 2 endpoints x 2 cores\n", (double)len / 1e6,
+         n_dec);
+  printf("bench_export: decode only      %6.1f M events/s\n", (double)n_dec / t_dec / 1e6);
+  printf("bench_export: decode + CTF     %6.1f M events/s end to end; CTF writer alone %.1f M "
+         "events/s\n", (double)n_ctf / t_ctf / 1e6, (double)n_ctf / (t_ctf - t_dec) / 1e6);
+  printf("bench_export: decode + Perfetto %5.1f M events/s end to end; Perfetto writer alone "
+         "%.1f M events/s\n", (double)n_pf / t_pf / 1e6, (double)n_pf / (t_pf - t_dec) / 1e6);
+  printf("bench_export: decode + MTI model + CTF plugin (tracewire export's path) %.1f M "
+         "events/s\n", (double)n_pl / t_pl / 1e6);
+  printf("bench_export: target CTF export >= 20 M events/s: %s (end to end), %s (writer)\n",
+         (double)n_ctf / t_ctf >= 20e6 ? "met" : "NOT met",
+         (double)n_ctf / (t_ctf - t_dec) >= 20e6 ? "met" : "NOT met");
+  t_bt = babeltrace2(ctf, &t_bt_wall);
+  if (t_bt < 0) {
+    printf("bench_export: babeltrace2 not runnable (Debian package babeltrace2): no ratio\n");
+  } else {
+    printf("bench_export: peer babeltrace2 CTF -o dummy: %.2f s CPU (%.2f s wall), %.2f M "
+           "events/s\n", t_bt, t_bt_wall, (double)n_dec / t_bt / 1e6);
+    printf("bench_export: our reading (%.3f s) is %.0fx faster than babeltrace2 reading the "
+           "CTF; target >= 50x: %s\n", t_dec, t_bt / t_dec, t_bt / t_dec >= 50 ? "met" : "NOT met");
+  }
+  snprintf(path, sizeof path, "rm -rf '%s'", tmp);
+  return system(path) == 0 ? 0 : 1;
+}

@@ -1,0 +1,160 @@
+/*
+ * TSDL metadata for the CTF writer, generated from the vocabulary
+ * descriptors (every kind of events.def, also those the trace never
+ * used) and the custom kinds the trace declared. Field names get a
+ * leading underscore, which CTF readers strip: it keeps names such as
+ * `event` or `type` from colliding with TSDL keywords.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "ctf_internal.h"
+
+static const char *int_type(enum tw_field_type t)
+{
+  switch (t) {
+  case TW_FT_U8: case TW_FT_ENUM8: return "uint8_t";
+  case TW_FT_U16: return "uint16_t";
+  case TW_FT_U32: return "uint32_t";
+  case TW_FT_STRING: break;
+  }
+  return "string";
+}
+
+static void put_uuid(FILE *f, const uint8_t *u)
+{
+  for (int i = 0; i < 16; i++)
+    fprintf(f, "%02x%s", u[i], i == 3 || i == 5 || i == 7 || i == 9 ? "-" : "");
+}
+
+/* TSDL string literal: the vocabulary's strings are plain, but a custom
+ * event's name comes from the target. */
+static void put_str(FILE *f, const char *s)
+{
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"' || *s == '\\')
+      fputc('\\', f);
+    if ((unsigned char)*s >= 0x20)
+      fputc(*s, f);
+  }
+  fputc('"', f);
+}
+
+static void put_ident(FILE *f, const char *s)
+{
+  fputc('_', f);
+  for (; *s; s++)
+    fputc((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9')
+              ? *s : '_', f);
+}
+
+static void put_field(FILE *f, const struct tw_event_desc *d, unsigned i)
+{
+  const struct tw_field_desc *fd = &d->fields[i];
+  fputs("\t\t", f);
+  if ((int)i == d->marker_field && d->nenums && fd->type != TW_FT_STRING) {
+    fprintf(f, "enum : %s {", int_type(fd->type));
+    for (unsigned k = 0; k < d->nenums; k++) {
+      fputs(k ? ", " : " ", f);
+      put_str(f, d->enums[k].name);
+      fprintf(f, " = %u", d->enums[k].value);
+    }
+    fputs(" } ", f);
+  } else if (fd->obj == TW_OBJ_OBJKIND) { /* NAME.kind: the object kinds by name */
+    fprintf(f, "enum : %s {", int_type(fd->type));
+    for (unsigned k = 0; k < TW_OBJ_COUNT; k++) {
+      fputs(k ? ", " : " ", f);
+      put_str(f, tw_obj_kind_name((enum tw_obj_kind)k));
+      fprintf(f, " = %u", k);
+    }
+    fputs(" } ", f);
+  } else {
+    fprintf(f, "%s ", int_type(fd->type));
+  }
+  put_ident(f, fd->name);
+  fputs(";", f);
+  if (fd->doc)
+    fprintf(f, " /* %s */", fd->doc);
+  fputc('\n', f);
+}
+
+static void put_event(FILE *f, const struct tw_event_desc *d, unsigned id)
+{
+  fputs("event {\n\tname = ", f);
+  put_str(f, d->seed_name ? d->seed_name : d->name);
+  fprintf(f, ";\n\tid = %u;\n\tstream_id = 0;\n", id);
+  if (d->doc)
+    fprintf(f, "\t/* %s: %s */\n", d->name, d->doc);
+  fputs("\tfields := struct {\n", f);
+  for (unsigned i = 0; i < d->nfields; i++)
+    put_field(f, d, i);
+  fputs("\t};\n};\n\n", f);
+}
+
+char *tw__ctf_event_tsdl(const struct tw_event_desc *d, unsigned id)
+{
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  if (!f)
+    return NULL;
+  put_event(f, d, id);
+  if (fclose(f) != 0) {
+    free(buf);
+    return NULL;
+  }
+  return buf;
+}
+
+static void put_header(FILE *f, const struct tw_export *x, const struct ctf *c)
+{
+  uint16_t one = 1;
+  int64_t off = x->cfg.clock_offset_ns;
+  int64_t off_s = off >= 0 ? off / 1000000000 : -((-off + 999999999) / 1000000000);
+  uint64_t off_ns = (uint64_t)(off - off_s * 1000000000);
+  fputs("/* CTF 1.8 */\n\n"
+        "/* Written by tracewire from a decoded UIA trace: one stream per\n"
+        " * (endpoint, core). See docs/exporters.md. */\n\n"
+        "typealias integer { size = 8; align = 8; signed = false; } := uint8_t;\n"
+        "typealias integer { size = 16; align = 8; signed = false; } := uint16_t;\n"
+        "typealias integer { size = 32; align = 8; signed = false; } := uint32_t;\n"
+        "typealias integer { size = 64; align = 8; signed = false; } := uint64_t;\n\n"
+        "trace {\n\tmajor = 1;\n\tminor = 8;\n\tuuid = \"", f);
+  put_uuid(f, c->uuid);
+  fprintf(f, "\";\n\tbyte_order = %s;\n", *(const uint8_t *)&one ? "le" : "be");
+  fputs("\tpacket.header := struct {\n\t\tuint32_t magic;\n\t\tuint8_t uuid[16];\n"
+        "\t\tuint32_t stream_id;\n\t\tuint64_t stream_instance_id;\n\t};\n};\n\n", f);
+  fprintf(f, "env {\n\tdomain = \"tracewire\";\n\ttracer_name = \"tracewire\";\n"
+             "\ttracer_major = 0;\n\ttracer_minor = 1;\n\tstreams = %zu;\n"
+             "\tclamped_timestamps = %llu;\n};\n\n", c->nstreams, c->clamped);
+  fputs("clock {\n\tname = tw_target;\n\tuuid = \"", f);
+  put_uuid(f, c->uuid);
+  fprintf(f, "\";\n\tdescription = \"target timestamp counter\";\n\tfreq = %u;\n"
+             "\tprecision = 1;\n\toffset_s = %lld;\n\toffset = %llu;\n\tabsolute = false;\n};\n\n",
+          c->clock_freq, (long long)off_s,
+          (unsigned long long)(off_ns * c->clock_freq / 1000000000u));
+  fputs("typealias integer { size = 64; align = 8; signed = false; "
+        "map = clock.tw_target.value; } := tw_clock_t;\n\n"
+        "stream {\n\tid = 0;\n\tpacket.context := struct {\n"
+        "\t\ttw_clock_t timestamp_begin;\n\t\ttw_clock_t timestamp_end;\n"
+        "\t\tuint64_t content_size;\n\t\tuint64_t packet_size;\n"
+        "\t\tuint64_t packet_seq_num;\n\t\tuint64_t events_discarded;\n"
+        "\t\tuint16_t endpoint;\n\t\tuint16_t core;\n\t};\n"
+        "\tevent.header := struct {\n\t\tuint16_t id;\n\t\ttw_clock_t timestamp;\n\t};\n};\n\n",
+        f);
+}
+
+int tw__ctf_write_metadata(struct tw_export *x, struct ctf *c)
+{
+  struct tw__wfile w = {0};
+  char path[600];
+  snprintf(path, sizeof path, "%s/metadata", x->out);
+  if (tw__wfile_open(x, &w, path) < 0)
+    return x->err;
+  put_header(w.f, x, c);
+  for (size_t i = 0; i < tw_event_ndescs; i++)
+    put_event(w.f, &tw_event_descs[i], tw_event_descs[i].id);
+  for (size_t i = 0; i < c->ncustom; i++)
+    fputs(c->custom_tsdl[i], w.f);
+  return tw__wfile_close(x, &w);
+}

@@ -1,0 +1,251 @@
+/*
+ * The exporter front: picks the format, keeps what every format needs
+ * (object names from NAME events, drop counts per stream) and the first
+ * error with its message. Formats only see events in the order given.
+ *
+ * Names are per endpoint, as the decoder keeps them; a NAME event updates
+ * the table before the format sees the event, so the NAME's own export can
+ * already use it. The table is bounded (TW__NAMES_MAX); names beyond it
+ * are dropped and exported as numbers.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "export_internal.h"
+
+const char *const tw_export_formats[] = {"ctf", "perfetto", "json", "csv", NULL};
+
+static const struct tw__export_ops *const ops_table[] = {
+  &tw__export_ctf, &tw__export_perfetto, &tw__export_json, &tw__export_csv};
+
+int tw__export_fail(struct tw_export *x, int err, const char *fmt, ...)
+{
+  va_list ap;
+  if (x->err)
+    return err;
+  x->err = err;
+  va_start(ap, fmt);
+  vsnprintf(x->msg, sizeof x->msg, fmt, ap);
+  va_end(ap);
+  return err;
+}
+
+int tw__mkdir(struct tw_export *x, const char *dir)
+{
+  struct stat st;
+  if (mkdir(dir, 0777) == 0 || (errno == EEXIST && stat(dir, &st) == 0 && S_ISDIR(st.st_mode)))
+    return 0;
+  return tw__export_fail(x, TW_EIO, "%s: cannot create directory: %s", dir, strerror(errno));
+}
+
+int tw__wfile_open(struct tw_export *x, struct tw__wfile *w, const char *path)
+{
+  snprintf(w->path, sizeof w->path, "%s", path);
+  w->f = strcmp(path, "-") ? fopen(path, "wb") : stdout;
+  if (!w->f)
+    return tw__export_fail(x, TW_EIO, "%s: cannot create: %s", path, strerror(errno));
+  if (w->f != stdout)
+    setvbuf(w->f, NULL, _IOFBF, 1 << 16);
+  return 0;
+}
+
+int tw__wfile_close(struct tw_export *x, struct tw__wfile *w)
+{
+  int bad;
+  if (!w->f)
+    return 0;
+  bad = ferror(w->f) != 0;
+  if (w->f == stdout)
+    bad |= fflush(stdout) != 0;
+  else
+    bad |= fclose(w->f) != 0;
+  w->f = NULL;
+  if (bad)
+    return tw__export_fail(x, TW_EIO, "%s: write failed: %s", w->path, strerror(errno));
+  return 0;
+}
+
+/* ---- names ---------------------------------------------------------------- */
+
+static uint64_t name_key(uint16_t ep, unsigned kind, uint32_t number)
+{
+  return (uint64_t)ep << 40 | (uint64_t)(kind & 0xFF) << 32 | number | 1ull << 63;
+}
+
+static size_t name_slot(const struct tw_export *x, uint64_t key)
+{
+  size_t i = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 40) & (x->names_cap - 1);
+  while (x->names[i].key && x->names[i].key != key)
+    i = (i + 1) & (x->names_cap - 1);
+  return i;
+}
+
+static int names_grow(struct tw_export *x)
+{
+  size_t cap = x->names_cap ? 2 * x->names_cap : 256;
+  struct tw__name *old = x->names, *n = calloc(cap, sizeof *n);
+  size_t oldcap = x->names_cap;
+  if (!n)
+    return TW_ENOMEM;
+  x->names = n;
+  x->names_cap = cap;
+  for (size_t i = 0; i < oldcap; i++)
+    if (old[i].key)
+      x->names[name_slot(x, old[i].key)] = old[i];
+  free(old);
+  return 0;
+}
+
+static void learn_name(struct tw_export *x, const struct tw_event *ev)
+{
+  uint64_t key;
+  struct tw__name *e;
+  if (ev->nvalues < 3 || !ev->str)
+    return;
+  if (x->nnames * 2 >= x->names_cap) {
+    if (x->nnames >= TW__NAMES_MAX || names_grow(x) < 0)
+      return;
+  }
+  key = name_key(ev->endpoint, ev->values[0], ev->values[2]);
+  e = &x->names[name_slot(x, key)];
+  if (!e->key)
+    x->nnames++;
+  e->key = key;
+  e->prio = (uint8_t)ev->values[1];
+  snprintf(e->name, sizeof e->name, "%.*s", (int)strnlen(ev->str, ev->str_len), ev->str);
+}
+
+static const struct tw__name *find_name(const struct tw_export *x, uint16_t ep, unsigned kind,
+                                        uint32_t number)
+{
+  const struct tw__name *e;
+  if (!x->names_cap)
+    return NULL;
+  e = &x->names[name_slot(x, name_key(ep, kind, number))];
+  return e->key ? e : NULL;
+}
+
+const char *tw__export_name(const struct tw_export *x, uint16_t ep, enum tw_obj_kind kind,
+                            uint32_t number)
+{
+  const struct tw__name *e = find_name(x, ep, kind, number);
+  return e ? e->name : NULL;
+}
+
+int tw__export_prio(const struct tw_export *x, uint16_t ep, uint32_t task)
+{
+  const struct tw__name *e = find_name(x, ep, TW_OBJ_TASK, task);
+  return e ? e->prio : -1;
+}
+
+/* ---- drops ------------------------------------------------------------------ */
+
+static struct tw__drops *drops_of(struct tw_export *x, uint16_t ep, uint16_t inst)
+{
+  for (size_t i = 0; i < x->ndrops; i++)
+    if (x->drops[i].endpoint == ep && x->drops[i].instance == inst)
+      return &x->drops[i];
+  if (x->ndrops == TW__STREAMS_MAX)
+    return NULL;
+  x->drops[x->ndrops] = (struct tw__drops){ep, inst, 0, 0};
+  return &x->drops[x->ndrops++];
+}
+
+unsigned long long tw__export_lost(const struct tw_export *x, uint16_t ep, uint16_t inst)
+{
+  for (size_t i = 0; i < x->ndrops; i++)
+    if (x->drops[i].endpoint == ep && x->drops[i].instance == inst)
+      return x->drops[i].ring + x->drops[i].transport;
+  return 0;
+}
+
+void tw_export_transport_loss(struct tw_export *x, uint16_t ep, uint16_t inst,
+                              unsigned long long lost)
+{
+  struct tw__drops *d = drops_of(x, ep, inst);
+  if (d)
+    d->transport = lost;
+}
+
+/* ---- the front -------------------------------------------------------------- */
+
+int tw_export_open(struct tw_export **out, const struct tw_export_cfg *cfg, char *msg,
+                   size_t msglen)
+{
+  const struct tw__export_ops *ops = NULL;
+  struct tw_export *x;
+  int rc;
+  *out = NULL;
+  for (size_t i = 0; cfg->format && i < sizeof ops_table / sizeof ops_table[0]; i++)
+    if (!strcmp(cfg->format, ops_table[i]->name))
+      ops = ops_table[i];
+  if (!ops || !cfg->out || !*cfg->out) {
+    if (msg && msglen)
+      snprintf(msg, msglen, ops ? "no output path given"
+                                : "unknown export format '%s' (ctf, perfetto, json, csv)",
+               cfg->format ? cfg->format : "");
+    return ops ? TW_EINVAL : TW_ENOENT;
+  }
+  if (!(x = calloc(1, sizeof *x)))
+    return TW_ENOMEM;
+  x->ops = ops;
+  x->cfg = *cfg;
+  snprintf(x->out, sizeof x->out, "%s", cfg->out);
+  x->cfg.out = x->out;
+  if (!x->cfg.packet_bytes)
+    x->cfg.packet_bytes = 64 * 1024;
+  if (!x->cfg.load_window_ns)
+    x->cfg.load_window_ns = 1000000;
+  if ((rc = ops->open(x)) < 0) {
+    if (msg && msglen)
+      snprintf(msg, msglen, "%s", x->msg);
+    ops->free(x);
+    free(x);
+    return rc;
+  }
+  *out = x;
+  return 0;
+}
+
+int tw_export_event(struct tw_export *x, const struct tw_event *ev)
+{
+  int rc;
+  if (x->err)
+    return x->err;
+  if (ev->id == TW_EV_NAME)
+    learn_name(x, ev);
+  else if (ev->id == TW_EV_DROPS && ev->nvalues) {
+    struct tw__drops *d = drops_of(x, ev->endpoint, ev->instance);
+    if (d)
+      d->ring += ev->values[0];
+  }
+  x->events++;
+  rc = x->ops->event(x, ev);
+  return rc < 0 ? rc : x->err;
+}
+
+int tw_export_close(struct tw_export *x, char *msg, size_t msglen)
+{
+  int rc;
+  if (!x)
+    return 0;
+  x->ops->finish(x);
+  x->ops->free(x);
+  rc = x->err;
+  if (rc && msg && msglen)
+    snprintf(msg, msglen, "%s", x->msg);
+  free(x->names);
+  free(x);
+  return rc;
+}
+
+unsigned long long tw_export_count(const struct tw_export *x)
+{
+  return x->events;
+}
+
+int tw_export_error(const struct tw_export *x)
+{
+  return x->err;
+}

@@ -1,0 +1,180 @@
+/*
+ * Chrome Trace Event Format (JSON object form): {"traceEvents": [...]}.
+ * chrome://tracing, Perfetto UI and speedscope read it. The picture is
+ * timeline.c's, as in the Perfetto export:
+ *   tracks    "M" process_name / thread_name metadata (pid = endpoint;
+ *             tid = the track's thread id; counter tracks are per process)
+ *   slices    "B" / "E" on the track's pid/tid
+ *   instants  "i" (scope thread) with the fields as args
+ *   flows     "s" at the give, "f" (binding point "e") at the ToTask
+ *   counters  "C" named after the track, args {"value": n}
+ * ts is in microseconds with three decimals: the nanoseconds exactly.
+ * Written as it goes; the closing bracket at the end.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "timeline.h"
+
+struct js {
+  struct tw__wfile w;
+  struct timeline *tl;
+  int n;
+};
+
+static void put_str(FILE *f, const char *s)
+{
+  fputc('"', f);
+  for (; *s; s++) {
+    unsigned char ch = (unsigned char)*s;
+    if (ch == '"' || ch == '\\')
+      fprintf(f, "\\%c", ch);
+    else if (ch < 0x20 || ch >= 0x7F)
+      fprintf(f, "\\u%04x", ch); /* bytes from the target are not always UTF-8 */
+    else
+      fputc(ch, f);
+  }
+  fputc('"', f);
+}
+
+static FILE *begin(struct tw_export *x, const char *ph)
+{
+  struct js *j = x->state;
+  FILE *f = j->w.f;
+  fputs(j->n++ ? ",\n{\"ph\":\"" : "\n{\"ph\":\"", f);
+  fputs(ph, f);
+  fputc('"', f);
+  return f;
+}
+
+static void put_ts(FILE *f, uint64_t ns)
+{
+  fprintf(f, ",\"ts\":%llu.%03u", (unsigned long long)(ns / 1000), (unsigned)(ns % 1000));
+}
+
+static void put_where(FILE *f, const struct tl_track *t)
+{
+  fprintf(f, ",\"pid\":%d,\"tid\":%d", t->pid, t->tid);
+}
+
+static void on_track(void *b, const struct tl_track *t)
+{
+  FILE *f;
+  if (t->counter)
+    return; /* a "C" event names its counter */
+  f = begin(b, "M");
+  fputs(t->kind == TL_PROCESS ? ",\"name\":\"process_name\"" : ",\"name\":\"thread_name\"", f);
+  put_where(f, t);
+  fputs(",\"args\":{\"name\":", f);
+  put_str(f, t->name);
+  fputs("}}", f);
+}
+
+static void on_slice_begin(void *b, uint64_t ts, const struct tl_track *t, const char *name)
+{
+  FILE *f = begin(b, "B");
+  fputs(",\"name\":", f);
+  put_str(f, name);
+  put_ts(f, ts);
+  put_where(f, t);
+  fputc('}', f);
+}
+
+static void on_slice_end(void *b, uint64_t ts, const struct tl_track *t)
+{
+  FILE *f = begin(b, "E");
+  put_ts(f, ts);
+  put_where(f, t);
+  fputc('}', f);
+}
+
+static void flow(void *b, const char *ph, uint64_t ts, const struct tl_track *t, uint64_t id)
+{
+  FILE *f = begin(b, ph);
+  fprintf(f, ",\"name\":\"release\",\"cat\":\"flow\",\"id\":%llu", (unsigned long long)id);
+  if (ph[0] == 'f')
+    fputs(",\"bp\":\"e\"", f);
+  put_ts(f, ts);
+  put_where(f, t);
+  fputc('}', f);
+}
+
+static void on_instant(void *b, uint64_t ts, const struct tl_track *t, const char *name,
+                       const struct tl_arg *a, unsigned na, uint64_t flow_out, uint64_t flow_in)
+{
+  FILE *f = begin(b, "i");
+  fputs(",\"s\":\"t\",\"name\":", f);
+  put_str(f, name);
+  put_ts(f, ts);
+  put_where(f, t);
+  fputs(",\"args\":{", f);
+  for (unsigned i = 0; i < na; i++) {
+    if (i)
+      fputc(',', f);
+    put_str(f, a[i].name);
+    fputc(':', f);
+    if (a[i].str)
+      put_str(f, a[i].str);
+    else
+      fprintf(f, "%llu", (unsigned long long)a[i].num);
+  }
+  fputs("}}", f);
+  if (flow_out)
+    flow(b, "s", ts, t, flow_out);
+  if (flow_in)
+    flow(b, "f", ts, t, flow_in);
+}
+
+static void on_counter(void *b, uint64_t ts, const struct tl_track *t, int64_t v)
+{
+  FILE *f = begin(b, "C");
+  fputs(",\"name\":", f);
+  put_str(f, t->name);
+  put_ts(f, ts);
+  fprintf(f, ",\"pid\":%d,\"args\":{\"value\":%lld}}", t->pid, (long long)v);
+}
+
+static const struct tl_ops js_ops = {on_track, on_slice_begin, on_slice_end, on_instant,
+                                     on_counter};
+
+static int js_open(struct tw_export *x)
+{
+  struct js *j = calloc(1, sizeof *j);
+  if (!j)
+    return tw__export_fail(x, TW_ENOMEM, "out of memory");
+  x->state = j;
+  if (tw__wfile_open(x, &j->w, x->out) < 0)
+    return x->err;
+  fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"tracewire\"},"
+        "\"traceEvents\":[", j->w.f);
+  if (!(j->tl = tw__tl_open(x, &js_ops, x)))
+    return x->err;
+  return 0;
+}
+
+static int js_event(struct tw_export *x, const struct tw_event *ev)
+{
+  tw__tl_event(((struct js *)x->state)->tl, ev);
+  return x->err;
+}
+
+static int js_finish(struct tw_export *x)
+{
+  struct js *j = x->state;
+  tw__tl_finish(j->tl);
+  fputs("\n]}\n", j->w.f);
+  return tw__wfile_close(x, &j->w);
+}
+
+static void js_free(struct tw_export *x)
+{
+  struct js *j = x->state;
+  if (!j)
+    return;
+  tw__tl_close(j->tl);
+  if (j->w.f)
+    tw__wfile_close(x, &j->w);
+  free(j);
+  x->state = NULL;
+}
+
+const struct tw__export_ops tw__export_json = {"json", js_open, js_event, js_finish, js_free};

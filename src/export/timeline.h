@@ -1,0 +1,64 @@
+/*
+ * The timeline model shared by the Perfetto and Chrome JSON exporters:
+ * RTOS events become tracks, slices, instants, flows and counters
+ * (docs/exporters.md, "Timeline"). A backend implements struct tl_ops;
+ * timeline.c decides what is drawn, the backend only how it is encoded, so
+ * both formats show the same picture.
+ *
+ * Tracks (uuid = kind << 56 | endpoint << 40 | number):
+ *   process   one per endpoint ("target 0001"), pid = endpoint
+ *   core      "cpu<N>" (thread of the process): which task runs; slices
+ *   irq       "cpu<N> irq": interrupt handlers (EnterInt..LeaveInt)
+ *   task      a thread per task (tid = endpoint << 16 | task): run
+ *             intervals, and the task's sync operations as instants
+ *   counters  "ready tasks" per endpoint, "cpu<N> load %" per core (busy
+ *             share of each load window), "sem <name>" per semaphore
+ * Flows: a give/trigger with no task (SEM Give, EVENT Trigger, ...) starts
+ * a flow keyed by its object; the next ToTask (UpPush) on that object by a
+ * task ends it there.
+ *
+ * Memory: bounded by objects (tasks, semaphores, cores), not by events.
+ */
+#ifndef TW_EXPORT_TIMELINE_H
+#define TW_EXPORT_TIMELINE_H
+
+#include "export_internal.h"
+
+enum tl_kind { TL_PROCESS = 1, TL_CORE, TL_IRQ, TL_TASK, TL_READY, TL_LOAD, TL_SEM };
+
+struct tl_track {
+  uint64_t uuid, parent;  /* parent 0: none */
+  enum tl_kind kind;
+  int counter;            /* a counter track */
+  int32_t pid, tid;       /* process / thread ids (tid 0: not a thread) */
+  const char *name;
+};
+
+#define TL_MAX_ARGS 20
+struct tl_arg {
+  const char *name;
+  const char *str; /* NULL: the number */
+  uint64_t num;
+};
+
+struct tl_ops {
+  /* a track, before its first use; again when its name changes */
+  void (*track)(void *b, const struct tl_track *t);
+  void (*slice_begin)(void *b, uint64_t ts, const struct tl_track *t, const char *name);
+  void (*slice_end)(void *b, uint64_t ts, const struct tl_track *t);
+  /* flow_out: this instant starts flow id (0: none); flow_in ends one */
+  void (*instant)(void *b, uint64_t ts, const struct tl_track *t, const char *name,
+                  const struct tl_arg *args, unsigned nargs, uint64_t flow_out,
+                  uint64_t flow_in);
+  void (*counter)(void *b, uint64_t ts, const struct tl_track *t, int64_t value);
+};
+
+struct timeline;
+
+struct timeline *tw__tl_open(struct tw_export *x, const struct tl_ops *ops, void *backend);
+/* Slices still open at the end are closed at the last event's time. */
+void tw__tl_event(struct timeline *tl, const struct tw_event *ev);
+void tw__tl_finish(struct timeline *tl);
+void tw__tl_close(struct timeline *tl);
+
+#endif

@@ -1,0 +1,455 @@
+/*
+ * The analyses on scripted traces with known answers (tracewire/scenario.h;
+ * docs/analyses.md derives the numbers): events go through the real trace
+ * model and the "analysis" MTI plugin, exactly as `tracewire analyze`
+ * feeds them after decoding.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include "tracewire/analysis.h"
+#include "tracewire/mti_host.h"
+#include "tracewire/scenario.h"
+
+#define US 1000ull
+#define MS 1000000ull
+
+struct rig {
+  struct tw_mti_system *sys;
+  MTI_PluginInstance *inst;
+  struct tw_an *an;
+};
+
+static int feed(void *ctx, const struct tw_event *ev)
+{
+  return tw_mti_system_feed(ctx, ev);
+}
+
+static void rig_run(struct rig *r, const struct tw_scn_cfg *cfg, int64_t starve_ms)
+{
+  eslapi_CADIParameterValue_t v[3];
+  memset(v, 0, sizeof v);
+  v[0].parameterID = 1;
+  v[0].dataType = CADI_PARAM_INT;
+  v[0].intValue = starve_ms;
+  v[1].parameterID = 2;
+  v[1].dataType = CADI_PARAM_BOOL;
+  v[2].parameterID = 3;
+  v[2].dataType = CADI_PARAM_STRING; /* no output on release */
+  assert_int_equal(tw_mti_system_create(&r->sys, tw_event_descs, tw_event_ndescs), 0);
+  assert_int_equal(tw_mti_system_add_component(r->sys, 0, 1, 0, NULL), 0);
+  MTI_PluginFactory *fac = tw_an_plugin_factory();
+  r->inst = eslapi_ObtainPointer(fac->vtbl->Instantiate(fac, "analysis", 3, v),
+                                 MTI_PluginInstance);
+  assert_non_null(r->inst);
+  assert_int_equal(r->inst->vtbl->RegisterSimulation(r->inst, tw_mti_system_simulation(r->sys)),
+                   CADI_STATUS_OK);
+  r->an = tw_an_plugin_engine(r->inst);
+  assert_non_null(r->an);
+  assert_int_equal(tw_mti_system_start(r->sys), 0);
+  assert_int_equal(tw_scn_run(cfg, feed, r->sys), 0);
+  assert_int_equal(tw_mti_system_stop(r->sys), 0);
+  tw_an_finish(r->an);
+}
+
+static void rig_done(struct rig *r)
+{
+  r->inst->vtbl->Release(r->inst);
+  tw_mti_system_destroy(r->sys);
+}
+
+static size_t count_kind(const struct tw_an *a, enum tw_an_finding_kind k)
+{
+  size_t n = 0;
+  for (size_t i = 0; i < tw_an_nfindings(a); i++)
+    n += tw_an_finding_at(a, i)->kind == k;
+  return n;
+}
+
+static const struct tw_an_finding *first_kind(const struct tw_an *a, enum tw_an_finding_kind k)
+{
+  for (size_t i = 0; i < tw_an_nfindings(a); i++)
+    if (tw_an_finding_at(a, i)->kind == k)
+      return tw_an_finding_at(a, i);
+  return NULL;
+}
+
+static int has_task(const struct tw_an_finding *f, uint16_t t)
+{
+  for (int i = 0; i < f->ntasks; i++)
+    if (f->tasks[i] == t)
+      return 1;
+  return 0;
+}
+
+/* 10 clean cycles and the tail: nothing may be reported; every number is
+ * the script's. */
+static void test_clean_trace(void **state)
+{
+  (void)state;
+  struct rig r;
+  struct tw_scn_cfg cfg = {10, -1, 0, -1};
+  rig_run(&r, &cfg, 100);
+  assert_int_equal(tw_an_nfindings(r.an), 0);
+  assert_int_equal(tw_an_nlosses(r.an), 0);
+
+  struct tw_an_core_stats c;
+  assert_int_equal(tw_an_core(r.an, 0, &c), 0);
+  assert_int_equal(c.t0, 0);
+  assert_int_equal(c.t1, 10 * MS + 30 * US);
+  assert_int_equal(c.switches, 18 * 10 + 1);
+  assert_int_equal(c.max_nesting, 2);
+  /* interrupts: ADC 12 us x 11, UART 30 us x 10 (SysTick's 7 inside) */
+  assert_int_equal(c.isr_ns, 11 * 12 * US + 10 * 30 * US);
+
+  struct tw_an_task_stats t;
+  assert_int_equal(tw_an_task(r.an, 0, 3, &t), 0); /* control */
+  assert_int_equal(t.prio, 8);
+  assert_int_equal(t.cpu_ns, 10 * 234 * US + 16 * US); /* until each switch away */
+  assert_int_equal(t.state, TW_AN_RUNNING);
+  assert_non_null(t.latency);
+  assert_int_equal(t.latency->n, 11); /* ADC give -> control running, every cycle */
+  assert_int_equal(t.latency->min, 12 * US);
+  assert_int_equal(t.latency->max, 12 * US);
+  assert_int_equal(tw_an_task(r.an, 0, 4, &t), 0); /* sensor */
+  assert_int_equal(t.state, TW_AN_READY);
+  assert_int_equal(t.latency->n, 20);
+  assert_int_equal(t.latency->min, 16 * US);
+  assert_int_equal(t.latency->max, 98 * US);
+  assert_int_equal(tw_an_task(r.an, 0, 2, &t), 0); /* comms: switched out for ui */
+  assert_int_equal(t.state, TW_AN_SUSPENDED);
+  /* every nanosecond of the core is someone's: tasks + interrupts + before the first switch */
+  uint64_t sum = c.isr_ns + c.unknown_ns;
+  for (uint16_t k = 0; k <= 5; k++) {
+    assert_int_equal(tw_an_task(r.an, 0, k, &t), 0);
+    sum += t.cpu_ns;
+  }
+  assert_int_equal(sum, c.t1 - c.t0);
+
+  struct tw_an_irq_stats q;
+  assert_int_equal(tw_an_irq(r.an, 0, 16, &q), 0);
+  assert_int_equal(q.count, 11);
+  assert_int_equal(q.dur->min, 12 * US);
+  assert_int_equal(q.dur->max, 12 * US);
+  assert_int_equal(tw_an_irq(r.an, 0, 15, &q), 0);
+  assert_int_equal(q.count, 10);
+  assert_int_equal(q.nested, 10);
+  assert_int_equal(q.max_depth, 2);
+  assert_int_equal(q.dur->max, 7 * US);
+
+  struct tw_an_obj_stats o;
+  assert_int_equal(tw_an_obj(r.an, TW_OBJ_MUTEX, 1, &o), 0); /* bus_lock */
+  assert_int_equal(o.count[0], 11);
+  assert_int_equal(o.count[2], 10); /* IncLock */
+  assert_int_equal(o.max_depth, 2);
+  assert_int_equal(o.blocks, 0);
+  assert_int_equal(o.hold->n, 11);
+  assert_int_equal(o.hold->min, 10 * US);
+  assert_int_equal(o.hold->max, 70 * US);
+  assert_int_equal(tw_an_obj(r.an, TW_OBJ_ASEM, 1, &o), 0);
+  assert_int_equal(o.blocks, 10);
+  assert_int_equal(o.releases, 10);
+  assert_int_equal(o.wait->min, 60 * US); /* Wait at 360, Release at 420 */
+  assert_int_equal(o.wait->max, 60 * US);
+  assert_int_equal(tw_an_obj(r.an, TW_OBJ_RSEM, 1, &o), 0);
+  assert_int_equal(o.blocks, 10);
+  assert_int_equal(o.wait->max, 11 * US); /* Block at 600, ToTask at 611 */
+  assert_int_equal(tw_an_obj(r.an, TW_OBJ_MSEM, 1, &o), 0);
+  assert_int_equal(o.wait->max, 31 * US);
+  assert_int_equal(tw_an_obj(r.an, TW_OBJ_MEVENT, 1, &o), 0);
+  assert_int_equal(o.wait->max, 21 * US);
+  rig_done(&r);
+}
+
+static void test_planted_inversion(void **state)
+{
+  (void)state;
+  struct rig r;
+  struct tw_scn_cfg cfg = {10, 4, 0, -1};
+  rig_run(&r, &cfg, 100);
+  assert_int_equal(tw_an_nfindings(r.an), 1);
+  const struct tw_an_finding *f = first_kind(r.an, TW_AN_PRIO_INVERSION);
+  assert_non_null(f);
+  assert_int_equal(f->tasks[0], 3); /* control, blocked */
+  assert_int_equal(f->tasks[1], 1); /* logger, the owner */
+  assert_true(has_task(f, 4));      /* sensor and comms ran in between */
+  assert_true(has_task(f, 2));
+  assert_int_equal(f->obj_kinds[0], TW_OBJ_MUTEX);
+  assert_int_equal(f->objs[0], 1);
+  assert_int_equal(f->t0, 4 * MS + 72 * US);
+  assert_int_equal(f->t1, 4 * MS + 2000 * US);
+  assert_int_equal(f->ns, 1928 * US);
+  assert_false(f->across_gap);
+  struct tw_an_obj_stats o;
+  assert_int_equal(tw_an_obj(r.an, TW_OBJ_MUTEX, 1, &o), 0);
+  assert_int_equal(o.blocks, 1);
+  assert_int_equal(o.contended, 1);
+  assert_int_equal(o.wait->n, 1);
+  assert_int_equal(o.wait->max, 1941 * US);
+  rig_done(&r);
+}
+
+static void test_loss_flags_findings(void **state)
+{
+  (void)state;
+  struct rig r;
+  struct tw_scn_cfg cfg = {10, 4, 0, 4}; /* DROPS in the middle of the inversion */
+  rig_run(&r, &cfg, 100);
+  const struct tw_an_finding *f = first_kind(r.an, TW_AN_PRIO_INVERSION);
+  assert_non_null(f);
+  assert_true(f->across_gap);
+  assert_int_equal(tw_an_nlosses(r.an), 1);
+  assert_int_equal(tw_an_loss_at(r.an, 0)->t, 5 * MS);
+  assert_int_equal(tw_an_loss_at(r.an, 0)->count, 7);
+  assert_int_equal(tw_an_loss_at(r.an, 0)->cause, TW_AN_LOSS_RING);
+  assert_int_equal(tw_an_lost(r.an, TW_AN_LOSS_RING), 7);
+  rig_done(&r);
+
+  struct tw_scn_cfg cfg2 = {10, 4, 0, 7}; /* a loss after it: the finding stands */
+  rig_run(&r, &cfg2, 100);
+  f = first_kind(r.an, TW_AN_PRIO_INVERSION);
+  assert_non_null(f);
+  assert_false(f->across_gap);
+  assert_int_equal(tw_an_nfindings(r.an), 1);
+  rig_done(&r);
+}
+
+static void test_starvation_threshold(void **state)
+{
+  (void)state;
+  struct rig r;
+  struct tw_scn_cfg cfg = {10, 4, 0, -1};
+  rig_run(&r, &cfg, 1); /* logger waits 1.936 ms ready during the inversion */
+  assert_int_equal(count_kind(r.an, TW_AN_STARVATION), 1);
+  const struct tw_an_finding *f = first_kind(r.an, TW_AN_STARVATION);
+  assert_int_equal(f->tasks[0], 1);
+  assert_int_equal(f->t0, 4 * MS + 64 * US);
+  assert_int_equal(f->t1, 4 * MS + 2000 * US);
+  assert_int_equal(f->ns, 1936 * US);
+  rig_done(&r);
+  rig_run(&r, &cfg, 2); /* 2 ms: nobody */
+  assert_int_equal(count_kind(r.an, TW_AN_STARVATION), 0);
+  rig_done(&r);
+}
+
+static void test_planted_deadlock(void **state)
+{
+  (void)state;
+  struct rig r;
+  struct tw_scn_cfg cfg = {5, -1, 1, -1};
+  rig_run(&r, &cfg, 100);
+  assert_int_equal(count_kind(r.an, TW_AN_DEADLOCK), 1);
+  const struct tw_an_finding *f = first_kind(r.an, TW_AN_DEADLOCK);
+  assert_int_equal(f->ntasks, 2);
+  assert_int_equal(f->tasks[0], 2); /* comms closed the cycle */
+  assert_int_equal(f->tasks[1], 5); /* ui */
+  assert_int_equal(f->nobjs, 2);
+  assert_int_equal(f->objs[0], 3); /* comms waits for log_lock (ui's) */
+  assert_int_equal(f->objs[1], 2); /* ui waits for cfg_lock (comms') */
+  assert_int_equal(f->t0, 5 * MS + 50 * US);
+  assert_int_equal(f->t1, 5 * MS + 505 * US);
+  /* blocked at the end: the two deadlocked tasks, and control and sensor
+   * waiting for the next cycle's interrupt */
+  assert_int_equal(count_kind(r.an, TW_AN_BLOCKED_AT_END), 4);
+  for (size_t i = 0; i < tw_an_nfindings(r.an); i++) {
+    const struct tw_an_finding *b = tw_an_finding_at(r.an, i);
+    if (b->kind != TW_AN_BLOCKED_AT_END)
+      continue;
+    switch (b->tasks[0]) {
+    case 2: assert_int_equal(b->objs[0], 3); assert_int_equal(b->t0, 5 * MS + 50 * US); break;
+    case 5: assert_int_equal(b->objs[0], 2); assert_int_equal(b->t0, 5 * MS + 40 * US); break;
+    case 3: assert_int_equal(b->obj_kinds[0], TW_OBJ_SEM); break;
+    case 4: assert_int_equal(b->obj_kinds[0], TW_OBJ_EVENT); break;
+    default: fail_msg("unexpected blocked task %u", b->tasks[0]);
+    }
+    assert_int_equal(b->t1, 5 * MS + 505 * US);
+  }
+  assert_int_equal(count_kind(r.an, TW_AN_PRIO_INVERSION), 0);
+  rig_done(&r);
+}
+
+/* Percentiles from the log-bucket histogram are within 1/32 of the exact
+ * nearest-rank value; min, max, mean and count are exact. */
+static void test_hist_accuracy(void **state)
+{
+  (void)state;
+  struct tw_hist *h = calloc(1, sizeof *h);
+  assert_non_null(h);
+  uint64_t x = 88172645463325252ull;
+  uint64_t *v = malloc(100000 * sizeof *v);
+  for (int i = 0; i < 100000; i++) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    v[i] = x % 50000000ull; /* up to 50 ms */
+    tw_hist_add(h, v[i]);
+  }
+  static const double ps[] = {1, 50, 90, 99, 99.9};
+  for (size_t k = 0; k < sizeof ps / sizeof ps[0]; k++) {
+    uint64_t rank = (uint64_t)(ps[k] / 100.0 * 100000 + 0.999999), below = 0, exact = 0;
+    /* exact nearest-rank value: the smallest value with >= rank values <= it */
+    uint64_t lo = 0, hi = 50000000ull;
+    while (lo < hi) {
+      uint64_t mid = (lo + hi) / 2;
+      below = 0;
+      for (int i = 0; i < 100000; i++)
+        below += v[i] <= mid;
+      if (below >= rank)
+        hi = mid;
+      else
+        lo = mid + 1;
+    }
+    exact = lo;
+    uint64_t got = tw_hist_pct(h, ps[k]);
+    double err = got > exact ? (double)(got - exact) : (double)(exact - got);
+    assert_true(err <= (double)exact / 32.0 + 1.0);
+  }
+  assert_int_equal(h->n, 100000);
+  tw_hist_add(h, 3);
+  assert_int_equal(h->min, 3);
+  free(v);
+  free(h);
+  struct tw_hist small = {0};
+  for (uint64_t i = 1; i <= 20; i++)
+    tw_hist_add(&small, i);
+  assert_int_equal(tw_hist_pct(&small, 50), 10); /* below 32: exact */
+  assert_int_equal(tw_hist_pct(&small, 100), 20);
+}
+
+static struct tw_an_ev ev(uint64_t t_us, uint16_t id, uint16_t task, uint32_t obj, uint32_t type)
+{
+  struct tw_an_ev e = {t_us * US, id, task, obj, type, 0, NULL, 0};
+  return e;
+}
+
+/* The engine fed directly: two cores kept apart, a timestamp that steps
+ * back is held (no negative intervals), an unmatched LeaveInt is counted. */
+static void test_engine_direct(void **state)
+{
+  (void)state;
+  struct tw_an *a;
+  assert_int_equal(tw_an_create(&a, NULL), 0);
+  const struct tw_an_ev c0[] = {
+    ev(100, 4, TW_AN_NO_TASK, 0, 1), ev(150, 5, 1, 1, 0),   /* task 1 locks mutex 1 */
+    ev(200, 4, TW_AN_NO_TASK, 0, 2), ev(210, 5, 2, 1, 4),   /* task 2 blocks on it */
+    ev(190, 4, TW_AN_NO_TASK, 0, 1),                        /* back in time: held at 210 */
+    ev(300, 5, 1, 1, 1), ev(301, 5, 2, 1, 0),               /* unlock, handover */
+    ev(302, 4, TW_AN_NO_TASK, 0, 2), ev(310, 4, TW_AN_NO_TASK, 0, 0xFFFF)};
+  const struct tw_an_ev c1[] = {ev(50, 4, TW_AN_NO_TASK, 0, 7), ev(80, 4, TW_AN_NO_TASK, 0, 8)};
+  for (size_t i = 0; i < sizeof c0 / sizeof c0[0]; i++)
+    tw_an_event(a, 0, &c0[i]);
+  for (size_t i = 0; i < sizeof c1 / sizeof c1[0]; i++)
+    tw_an_event(a, 1, &c1[i]);
+  tw_an_finish(a);
+  struct tw_an_core_stats c;
+  assert_int_equal(tw_an_ncores(a), 2);
+  assert_int_equal(tw_an_core(a, 0, &c), 0);
+  assert_int_equal(c.switches, 4);
+  assert_int_equal(c.t1, 310 * US);
+  assert_int_equal(tw_an_core(a, 1, &c), 0);
+  assert_int_equal(c.switches, 2);
+  struct tw_an_task_stats t1, t2;
+  assert_int_equal(tw_an_task(a, 0, 1, &t1), 0);
+  assert_int_equal(tw_an_task(a, 0, 2, &t2), 0);
+  assert_int_equal(t1.cpu_ns + t2.cpu_ns, 210 * US); /* 100..310, nothing negative */
+  assert_int_equal(tw_an_task(a, 1, 1, &t1), -1);   /* core 1 has its own tasks */
+  struct tw_an_obj_stats o;
+  assert_int_equal(tw_an_obj(a, TW_OBJ_MUTEX, 1, &o), 0);
+  assert_int_equal(o.wait->n, 1);
+  assert_int_equal(o.wait->max, 91 * US);             /* blocked 210 .. handed over 301 */
+  assert_int_equal(o.hold->n, 1);
+  assert_int_equal(o.hold->max, 150 * US);
+  assert_int_equal(tw_an_nfindings(a), 0);            /* no priorities: no inversion */
+  tw_an_destroy(a);
+}
+
+/* A loss inside an interrupt: the frame is closed at the gap (its LeaveInt
+ * may be among the lost events), not charged to the end of the trace. */
+static void test_gap_closes_interrupts(void **state)
+{
+  (void)state;
+  struct tw_an *a;
+  assert_int_equal(tw_an_create(&a, NULL), 0);
+  struct tw_an_ev drops = ev(50, 0x103, TW_AN_NO_TASK, 0, 0);
+  drops.index = 5;
+  const struct tw_an_ev e[] = {
+    ev(0, 4, TW_AN_NO_TASK, 0, 1), ev(10, 4, TW_AN_NO_TASK, 0, 0xFFFE), ev(10, 2, TW_AN_NO_TASK, 16, 0),
+    drops, ev(60, 4, TW_AN_NO_TASK, 0, 1),
+    ev(100, 4, TW_AN_NO_TASK, 0, 0xFFFE), ev(100, 2, TW_AN_NO_TASK, 17, 0),
+    ev(110, 4, TW_AN_NO_TASK, 0, 0xFFFF), ev(200, 4, TW_AN_NO_TASK, 0, 2)};
+  for (size_t i = 0; i < sizeof e / sizeof e[0]; i++)
+    tw_an_event(a, 0, &e[i]);
+  tw_an_finish(a);
+  struct tw_an_core_stats c;
+  struct tw_an_irq_stats q;
+  assert_int_equal(tw_an_core(a, 0, &c), 0);
+  assert_int_equal(c.max_nesting, 1);
+  assert_int_equal(c.isr_ns, 40 * US + 10 * US);
+  assert_int_equal(tw_an_irq(a, 0, 16, &q), 0);
+  assert_int_equal(q.cut, 1);
+  assert_int_equal(q.count, 0);
+  assert_int_equal(tw_an_irq(a, 0, 17, &q), 0);
+  assert_int_equal(q.count, 1);
+  assert_int_equal(q.dur->max, 10 * US);
+  assert_int_equal(tw_an_nlosses(a), 1);
+  assert_int_equal(tw_an_loss_at(a, 0)->t, 50 * US);
+  assert_int_equal(tw_an_lost(a, TW_AN_LOSS_RING), 5);
+  tw_an_destroy(a);
+}
+
+/* The same plugin as a shared library, through `tracewire run`'s session. */
+static void test_plugin_library(void **state)
+{
+  (void)state;
+  char msg[256], path[] = "/tmp/tw_an_jsonXXXXXX", param[128];
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  struct tw_mti_system *sys;
+  struct tw_mti_session *s;
+  assert_int_equal(tw_mti_system_create(&sys, tw_event_descs, tw_event_ndescs), 0);
+  assert_int_equal(tw_mti_system_add_component(sys, 0, 1, 0, NULL), 0);
+  assert_int_equal(tw_mti_session_create(&s, sys), 0);
+  assert_int_equal(tw_mti_session_add_plugin(s, TW_BINARY_DIR "/examples/plugins/libanalysis.so",
+                                             NULL, msg, sizeof msg), 0);
+  snprintf(param, sizeof param, "TRACE.analysis.file=%s", path);
+  assert_int_equal(tw_mti_session_set_param(s, param, msg, sizeof msg), 0);
+  assert_int_equal(tw_mti_session_set_param(s, "TRACE.analysis.json=1", msg, sizeof msg), 0);
+  assert_int_not_equal(tw_mti_session_set_param(s, "TRACE.analysis.starve_ms=0", msg, sizeof msg),
+                       0); /* out of range */
+  assert_int_equal(tw_mti_session_instantiate(s, msg, sizeof msg), 0);
+  struct tw_scn_cfg cfg = {6, 2, 1, -1};
+  assert_int_equal(tw_mti_system_start(sys), 0);
+  assert_int_equal(tw_scn_run(&cfg, feed, sys), 0);
+  assert_int_equal(tw_mti_system_stop(sys), 0);
+  tw_mti_session_destroy(s); /* the instance writes its results on release */
+  tw_mti_system_destroy(sys);
+  FILE *f = fdopen(fd, "r");
+  char buf[65536];
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  buf[n] = 0;
+  fclose(f);
+  unlink(path);
+  assert_non_null(strstr(buf, "\"kind\":\"priority_inversion\""));
+  assert_non_null(strstr(buf, "\"kind\":\"deadlock\""));
+  assert_non_null(strstr(buf, "\"name\":\"bus_lock\""));
+  assert_int_equal(buf[0], '{');
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_clean_trace),
+    cmocka_unit_test(test_planted_inversion),
+    cmocka_unit_test(test_loss_flags_findings),
+    cmocka_unit_test(test_starvation_threshold),
+    cmocka_unit_test(test_planted_deadlock),
+    cmocka_unit_test(test_hist_accuracy),
+    cmocka_unit_test(test_engine_direct),
+    cmocka_unit_test(test_gap_closes_interrupts),
+    cmocka_unit_test(test_plugin_library),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

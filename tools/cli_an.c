@@ -1,0 +1,182 @@
+/* The analysis plugin over a trace (see cli_an.h). Like `run`: a first
+ * pass finds the streams (one trace component, i.e. core, per stream), the
+ * time range and the target's clock; the second feeds the merged events to
+ * the model. Packet and sequence gaps the decoders report become loss
+ * entries of the stream's core; DROPS records reach the engine as events. */
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "cli_an.h"
+#include "tracewire/error.h"
+#include "tracewire/host/merge.h"
+#include "tracewire/mti_host.h"
+
+struct an_pass;
+
+struct diag_hook {
+  struct an_pass *p;
+  struct cli_src *src;
+  size_t index;
+};
+
+struct an_pass {
+  struct tw_mti_system *sys;
+  struct tw_an *an;
+  struct cli_trace pre, t;     /* opened in place: their sources point back at them */
+  int have_pre;
+  struct diag_hook hooks[CLI_MAX_SOURCES];
+};
+
+static int feed(void *ctx, const struct tw_event *ev)
+{
+  return tw_mti_system_feed(((struct an_pass *)ctx)->sys, ev);
+}
+
+/* Source 0's streams are components 0.. (tw_mti_system_sync_decoder);
+ * components of further sources appear as their events do, so their
+ * losses are counted on core 0 (totals exact, placement approximate). */
+static void on_diag(void *ctx, const struct tw_diag *g)
+{
+  struct diag_hook *h = ctx;
+  cli_diag(h->src, g);
+  if (g->stream < 0)
+    return;
+  int core = h->index == 0 ? g->stream : 0;
+  if (g->kind == TW_DIAG_PKT_LOSS)
+    tw_an_loss(h->p->an, core, TW_AN_LOSS_PACKETS, g->count);
+  else if (g->kind == TW_DIAG_EVT_GAP)
+    tw_an_loss(h->p->an, core, TW_AN_LOSS_UNEXPLAINED, g->count);
+}
+
+static int prescan(struct an_pass *p, const char *path, uint64_t *t0, uint64_t *t1)
+{
+  int rc = cli_trace_open(&p->pre, path);
+  if (rc)
+    return rc;
+  p->have_pre = 1;
+  p->pre.quiet = 1; /* the second pass reports problems */
+  rc = cli_trace_run(&p->pre);
+  if (rc == 0 && tw_mti_system_sync_decoder(p->sys, p->pre.d) < 0) {
+    cli_err("out of memory");
+    rc = TW_EXIT_ERROR;
+  }
+  *t0 = UINT64_MAX;
+  *t1 = 0;
+  for (size_t k = 0; rc == 0 && k < p->pre.nsrc; k++) {
+    const struct tw_decoder *d = p->pre.src[k].d;
+    for (size_t i = 0; i < tw_decoder_nstreams(d); i++) {
+      const struct tw_stream_stats *s = tw_decoder_stream(d, i);
+      if (!s->have_time)
+        continue;
+      uint64_t a = tw_decoder_ticks_to_ns(d, (int)i, s->first_ticks);
+      uint64_t b = tw_decoder_ticks_to_ns(d, (int)i, s->last_ticks);
+      *t0 = a < *t0 ? a : *t0;
+      *t1 = b > *t1 ? b : *t1;
+    }
+  }
+  if (*t0 > *t1)
+    *t0 = *t1 = 0;
+  return rc;
+}
+
+static int replay(struct an_pass *p, const struct cli_an *o)
+{
+  struct tw_merge *m;
+  int rc = cli_trace_open(&p->t, o->path);
+  if (rc)
+    return rc;
+  p->t.quiet = o->quiet;
+  for (size_t k = 0; k < p->t.nsrc; k++) {
+    struct cli_src *s = &p->t.src[k];
+    p->hooks[k] = (struct diag_hook){p, s, k};
+    tw_decoder_on_diag(s->d, on_diag, &p->hooks[k]);
+    /* A recorder may write the target's info (the clock) after the first
+     * packets; the first pass saw it, so the second has it from the start. */
+    if (k < p->pre.nsrc && p->pre.src[k].have_info && p->pre.src[k].info[TW_INFO_TS_FREQ_HZ])
+      tw_decoder_set_freq(s->d, (uint16_t)p->pre.src[k].info[TW_INFO_ENDPOINT],
+                          p->pre.src[k].info[TW_INFO_TS_FREQ_HZ]);
+  }
+  if (tw_merge_open(&m, o->window ? o->window : 4096, feed, p) < 0) {
+    cli_trace_close(&p->t);
+    cli_err("out of memory");
+    return TW_EXIT_ERROR;
+  }
+  p->t.on_event = tw_merge_push; /* every source's events (cli.h) */
+  p->t.ev_ctx = m;
+  tw_mti_system_start(p->sys);
+  rc = cli_trace_run(&p->t);
+  if (rc == 0)
+    rc = tw_merge_flush(m);
+  tw_mti_system_stop(p->sys);
+  tw_merge_close(m);
+  if (rc < 0) {
+    cli_err("%s: %s", o->path, tw_strerror(rc));
+    rc = TW_EXIT_ERROR;
+  }
+  rc = rc ? rc : cli_trace_status(&p->t);
+  cli_trace_close(&p->t);
+  return rc;
+}
+
+static MTI_PluginInstance *instantiate(struct an_pass *p, const struct cli_an *o)
+{
+  MTI_PluginFactory *fac = tw_an_plugin_factory();
+  eslapi_CADIParameterValue_t v[3];
+  memset(v, 0, sizeof v);
+  v[0].parameterID = 1;
+  v[0].dataType = CADI_PARAM_INT;
+  v[0].intValue = (int64_t)((o->starve_ns ? o->starve_ns : 100000000ull) / 1000000ull);
+  if (v[0].intValue < 1)
+    v[0].intValue = 1;
+  v[1].parameterID = 2;
+  v[1].dataType = CADI_PARAM_BOOL;
+  v[2].parameterID = 3;
+  v[2].dataType = CADI_PARAM_STRING; /* "": the CLI writes the results itself */
+  MTI_PluginInstance *inst = eslapi_ObtainPointer(fac->vtbl->Instantiate(fac, "analysis", 3, v),
+                                                  MTI_PluginInstance);
+  if (!inst)
+    return NULL;
+  if (inst->vtbl->RegisterSimulation(inst, tw_mti_system_simulation(p->sys)) != CADI_STATUS_OK) {
+    inst->vtbl->Release(inst);
+    return NULL;
+  }
+  p->an = tw_an_plugin_engine(inst);
+  return inst;
+}
+
+int cli_an_run(const struct cli_an *o)
+{
+  uint64_t t0 = 0, t1 = 0;
+  int rc;
+  if (!strcmp(o->path, "-")) {
+    cli_err("%s: needs a file (two passes), not stdin", o->path);
+    return TW_EXIT_USAGE;
+  }
+  struct an_pass *p = calloc(1, sizeof *p);
+  if (!p || tw_mti_system_create(&p->sys, tw_event_descs, tw_event_ndescs) < 0) {
+    free(p);
+    cli_err("out of memory");
+    return TW_EXIT_ERROR;
+  }
+  MTI_PluginInstance *inst = NULL;
+  rc = prescan(p, o->path, &t0, &t1);
+  if (rc == 0 && !(inst = instantiate(p, o))) {
+    cli_err("analysis: cannot instantiate the plugin");
+    rc = TW_EXIT_ERROR;
+  }
+  if (rc == 0) {
+    if (o->before)
+      o->before(o->ctx, p->an, t0, t1);
+    rc = replay(p, o);
+    tw_an_finish(p->an);
+    if (rc != TW_EXIT_ERROR && o->after)
+      o->after(o->ctx, p->an);
+  }
+  if (inst)
+    inst->vtbl->Release(inst);
+  tw_mti_system_destroy(p->sys); /* the custom descriptors belong to pre's decoder: close after */
+  if (p->have_pre)
+    cli_trace_close(&p->pre);
+  free(p);
+  return rc;
+}
