@@ -15,6 +15,8 @@
 #include "host/helpers.h"
 #include "tracewire/error.h"
 #include "tracewire/events_gen.h"
+#include "tracewire/cmd.h"
+#include "tracewire/host/cmd_client.h"
 #include "tracewire/host/trace_file.h"
 #include "tracewire/vocab.h"
 
@@ -160,12 +162,64 @@ static void twt_refuses_huge_sizes(void **state)
   unlink(path);
 }
 
+/* ---- the host's command client: a reply body larger than the reply ---- */
+
+static uint8_t sent[TW_MSG_MAX_BYTES];
+static size_t nsent;
+
+static int capture_write(struct tw_conn *c, const void *buf, size_t n)
+{
+  (void)c;
+  memcpy(sent, buf, n < sizeof sent ? n : sizeof sent);
+  nsent = n;
+  return 0;
+}
+
+static const struct tw_conn_ops capture_ops = {.scheme = "test", .write = capture_write};
+static struct tw_cmd_client client;
+
+/* The "target" answers the command just sent with a RESULT of 500 words
+ * (the 11-bit message length allows 2047 bytes). */
+static int huge_reply_pump(void *ctx, int timeout_ms)
+{
+  (void)ctx;
+  (void)timeout_ms;
+  static uint8_t rep[16 + 4 * 500 + 4];
+  tw_pkt_hdr q, h;
+  struct tw_pkt p;
+  memcpy(&q, sent, sizeof q);
+  tw_pkt_init_msg(&h, TW_ENDIAN_BIG, TW_MSG_RESULT, sizeof rep, tw_pkt_get_service_id(&q),
+                  tw_pkt_get_seq(&q), tw_pkt_get_cmd_id(&q), tw_pkt_get_tag(&q), TW_ADDR_HOST, 5);
+  memcpy(rep, &h, sizeof h);
+  for (uint32_t i = 0; i < 500; i++)
+    tw_store_be32(rep + 16 + 4 * i, 0xA0000000u + i);
+  tw_store_be32(rep + sizeof rep - 4, tw_pkt_footer(sizeof rep));
+  assert_int_equal(tw_pkt_parse(rep, sizeof rep, 0, &p), (int)sizeof rep);
+  assert_int_equal(tw_cmd_client_msg(&client, &p), 1);
+  return 0;
+}
+
+static void cmd_client_clamps_reply_body(void **state)
+{
+  (void)state;
+  struct tw_conn conn;
+  struct tw_cmd_reply_info r;
+  tw__conn_init(&conn, &capture_ops, "test");
+  tw_cmd_client_init(&client, &conn, huge_reply_pump, NULL);
+  assert_int_equal(tw_cmd_call(&client, TW_SVC_LOGGER, TW_LCMD_GET_INFO, NULL, 0, &r), 0);
+  assert_true(nsent > 0);
+  assert_int_equal(r.nbody, sizeof r.body / sizeof r.body[0]);
+  assert_int_equal(r.body[0], 0xA0000000u);
+  assert_int_equal(r.body[r.nbody - 1], 0xA0000000u + r.nbody - 1);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(reader_refuses_huge_length),
     cmocka_unit_test(decoder_refuses_snapshot_beyond_bound),
     cmocka_unit_test(twt_refuses_huge_sizes),
+    cmocka_unit_test(cmd_client_clamps_reply_body),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
