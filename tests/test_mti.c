@@ -353,6 +353,34 @@ static void test_callbacks(void **state)
   assert_int_equal(hb.n, 1);
 }
 
+/* Every selected field exact, at full width, whatever the neighbours hold:
+ * the fill stores 8 bytes per numeric field in offset order (little-endian
+ * hosts), so a field's spill must never survive into the next one, and a
+ * class that selects a subset sees the same values. */
+static void test_record_fields_exact(void **state)
+{
+  struct fx *f = *state;
+  MTI_TraceSource *s = src(f->c0, "MUTEX");
+  MTI_EventClass *all = s->vtbl->CreateEventClass(s, 0x7);
+  MTI_EventClass *last = s->vtbl->CreateEventClass(s, 0x4);
+  struct hits ha = {0}, hl = {0};
+  assert_int_equal(all->vtbl->RegisterCallback(all, cb_count, &ha), MTI_OK);
+  assert_int_equal(last->vtbl->RegisterCallback(last, cb_count, &hl), MTI_OK);
+  assert_int_equal(tw_mti_system_start(f->sys), 0);
+  feed(f, fx_ev(FX_MUTEX, 0xFFFF, 0xFFFF, 1));
+  assert_int_equal(ha.vals[0], 0xFFFF);
+  assert_int_equal(ha.vals[1], 0xFFFF);
+  assert_int_equal(ha.vals[2], 1);
+  feed(f, fx_ev(FX_MUTEX, 0x1234, 0x0001, 2));
+  assert_int_equal(ha.n, 2);
+  assert_int_equal(ha.vals[0], 0x1234);
+  assert_int_equal(ha.vals[1], 0x0001);
+  assert_int_equal(ha.vals[2], 2);
+  assert_int_equal(hl.n, 2);
+  assert_int_equal(hl.vals[0], 2);
+  assert_int_equal(tw_mti_system_stop(f->sys), 0);
+}
+
 /* Many registrations on many classes of one source: each pair is called
  * exactly once per event, with its own class and user pointer. */
 static void test_many_callbacks(void **state)
@@ -916,7 +944,7 @@ int main(void)
     T(test_obtain_interface),      T(test_system_trace),
     T(test_component_trace),       T(test_trace_source_fields),
     T(test_event_class),           T(test_callbacks),
-    T(test_many_callbacks),
+    T(test_many_callbacks),        T(test_record_fields_exact),
     T(test_counters),              T(test_record_get_as),
     T(test_record_get_each_type),
     T(test_record_variable_size),  T(test_dump_state),

@@ -29,6 +29,10 @@ struct stream {
   int freq_known;
   int have_pkt_seq, have_seq, pkt_gap;
   uint16_t next_pkt_seq, next_seq;
+  /* the seq the in-order fast path accepts: next_seq, or 0x10000 (never a
+   * seq) before the first record and while a packet gap or a DROPS record
+   * waits to explain the next gap */
+  uint32_t expect;
   uint32_t seq_ext;
   uint64_t pending_drops;
   uint64_t last_ticks;
@@ -41,7 +45,28 @@ struct name_slot {
   char name[NAME_MAX_BYTES];
 };
 
+/* How to unpack one event kind, precomputed from its descriptor so the hot
+ * loop does one load, shift and mask per field and no type test. The
+ * first PLAN_FIXED fields are unpacked without a loop: a missing field
+ * reads the record's id word (offset -4, always inside the record) and
+ * masks it to 0. Kinds with a STRING field or a field outside
+ * payload_words have no plan (fast = 0) and take the general unpack(). */
+#define PLAN_FIXED 4           /* as many FIELD()s in records_in() */
+struct plan_field {
+  int8_t off;                /* byte offset from the first payload word */
+  uint8_t shift;
+  uint32_t mask;
+};
+
+struct plan {
+  const struct tw_event_desc *desc;
+  uint16_t module;
+  uint8_t fast, n, need, timed;
+  struct plan_field f[TW_EVENT_MAX_VALUES];
+};
+
 struct custom {
+  struct plan plan;
   uint16_t endpoint;
   struct tw_event_desc desc;
   struct tw_field_desc fields[TW_EVENT_MAX_VALUES];
@@ -74,6 +99,9 @@ struct tw_decoder {
   size_t nunknown;
   unsigned long long unknown_overflow;
   const struct tw_event_desc *desc_cache[DESC_CACHE];
+  const struct plan *plan_of[DESC_CACHE]; /* by id; NULL: none */
+  struct plan *plans;
+  struct plan tmp_plan;
   int no_freq_reported, limit_reported;
   /* where the current packet is, for diagnostics */
   unsigned long long pkt_off, pkt_num;
@@ -81,6 +109,27 @@ struct tw_decoder {
 };
 
 /* ---- setup ---------------------------------------------------------------- */
+
+static void plan_init(struct plan *pl, const struct tw_event_desc *desc)
+{
+  memset(pl, 0, sizeof *pl);
+  pl->desc = desc;
+  pl->module = desc->module;
+  pl->n = desc->nfields < TW_EVENT_MAX_VALUES ? desc->nfields : TW_EVENT_MAX_VALUES;
+  pl->need = desc->payload_words;
+  pl->timed = (desc->flags & TW_EVF_TIMED) != 0;
+  pl->fast = desc->payload_words <= TW_EVENT_MAX_VALUES;
+  for (unsigned i = 0; i < TW_EVENT_MAX_VALUES; i++)
+    pl->f[i].off = -4; /* absent: the id word, masked to 0 */
+  for (unsigned i = 0; i < pl->n; i++) {
+    const struct tw_field_desc *f = &desc->fields[i];
+    if (f->type == TW_FT_STRING || f->word >= desc->payload_words || f->shift >= 32)
+      pl->fast = 0;
+    pl->f[i].off = (int8_t)(4 * (f->word & 31));
+    pl->f[i].shift = f->shift & 31;
+    pl->f[i].mask = f->type == TW_FT_STRING ? 0 : f->bits >= 32 ? 0xFFFFFFFFu : (1u << f->bits) - 1u;
+  }
+}
 
 int tw_decoder_open(struct tw_decoder **out, const struct tw_decoder_cfg *cfg)
 {
@@ -104,12 +153,20 @@ int tw_decoder_open(struct tw_decoder **out, const struct tw_decoder_cfg *cfg)
   d->names = calloc(d->names_cap, sizeof *d->names);
   d->name_order = calloc(d->cfg.max_names, sizeof *d->name_order);
   d->customs = calloc(d->cfg.max_custom, sizeof *d->customs);
-  if (!d->streams || !d->names || !d->name_order || !d->customs) {
+  d->plans = calloc(tw_event_ndescs, sizeof *d->plans);
+  if (!d->streams || !d->names || !d->name_order || !d->customs || !d->plans) {
     tw_decoder_close(d);
     return TW_ENOMEM;
   }
-  for (uint32_t id = 0; id < DESC_CACHE; id++)
-    d->desc_cache[id] = tw_event_desc_by_id((uint16_t)id);
+  size_t np = 0;
+  for (uint32_t id = 0; id < DESC_CACHE; id++) {
+    const struct tw_event_desc *desc = tw_event_desc_by_id((uint16_t)id);
+    d->desc_cache[id] = desc;
+    if (desc && np < tw_event_ndescs) {
+      plan_init(&d->plans[np], desc);
+      d->plan_of[id] = &d->plans[np++];
+    }
+  }
   d->last_stream = -1;
   *out = d;
   return 0;
@@ -125,6 +182,7 @@ void tw_decoder_close(struct tw_decoder *d)
   free(d->names);
   free(d->name_order);
   free(d->customs);
+  free(d->plans);
   free(d);
 }
 
@@ -220,6 +278,7 @@ static int find_stream(struct tw_decoder *d, uint16_t ep, uint16_t inst, uint16_
   }
   struct stream *s = &d->streams[d->nstreams];
   memset(s, 0, sizeof *s);
+  s->expect = 0x10000u; /* no record yet */
   s->snap_buf = malloc(d->cfg.max_snapshot);
   if (!s->snap_buf)
     return -1;
@@ -303,11 +362,11 @@ int tw_decoder_name_at(const struct tw_decoder *d, size_t i, uint16_t *endpoint,
 
 /* ---- custom events ------------------------------------------------------------- */
 
-static const struct tw_event_desc *custom_find(const struct tw_decoder *d, uint16_t ep, uint16_t id)
+static struct custom *custom_find(const struct tw_decoder *d, uint16_t ep, uint16_t id)
 {
   for (size_t i = 0; i < d->ncustom; i++)
     if (d->customs[i].endpoint == ep && d->customs[i].desc.id == id)
-      return &d->customs[i].desc;
+      return &d->customs[i];
   return NULL;
 }
 
@@ -426,6 +485,7 @@ static void custom_declare(struct tw_decoder *d, int si, const struct tw_event *
   c->desc.fields = c->fields;
   for (unsigned i = 0; i < c->desc.nfields; i++)
     c->fields[i].name = c->fnames[i];
+  plan_init(&c->plan, &c->desc);
 }
 
 /* ---- unknown ids ---------------------------------------------------------------- */
@@ -472,9 +532,10 @@ static inline uint32_t ld(const uint8_t *p, int swap)
 static const struct tw_event_desc *lookup(struct tw_decoder *d, int si, uint16_t module, uint16_t id)
 {
   const struct tw_event_desc *desc;
-  if (module == TW_MOD_CUSTOM)
-    desc = custom_find(d, d->streams[si].st.endpoint, id);
-  else
+  if (module == TW_MOD_CUSTOM) {
+    const struct custom *c = custom_find(d, d->streams[si].st.endpoint, id);
+    desc = c ? &c->desc : NULL;
+  } else
     desc = id < DESC_CACHE ? d->desc_cache[id] : tw_event_desc_by_id(id);
   if (desc && desc->module != module)
     desc = NULL;
@@ -483,8 +544,34 @@ static const struct tw_event_desc *lookup(struct tw_decoder *d, int si, uint16_t
   return desc;
 }
 
-/* Sequence accounting for one record (see the loss model in decoder.h). */
-static void account_seq(struct tw_decoder *d, int si, uint16_t seq)
+/* The unpack plan for a record's (module, id), or NULL for an unknown id
+ * (counted and reported by lookup()). */
+static const struct plan *plan_slow(struct tw_decoder *d, int si, uint16_t module, uint16_t id)
+{
+  if (module == TW_MOD_CUSTOM) {
+    const struct custom *c = custom_find(d, d->streams[si].st.endpoint, id);
+    if (c)
+      return &c->plan;
+  }
+  const struct tw_event_desc *desc = lookup(d, si, module, id);
+  if (!desc)
+    return NULL;
+  plan_init(&d->tmp_plan, desc); /* an id beyond the cached range */
+  return &d->tmp_plan;
+}
+
+static inline const struct plan *plan_for(struct tw_decoder *d, int si, uint16_t module, uint16_t id)
+{
+  const struct plan *pl;
+  if (__builtin_expect(id < DESC_CACHE && (pl = d->plan_of[id]) != NULL && pl->module == module, 1))
+    return pl;
+  return plan_slow(d, si, module, id);
+}
+
+/* Sequence accounting for one record (see the loss model in decoder.h).
+ * The in-order case is inline; gaps, the first record and pending drops
+ * take account_seq_slow(). */
+static void account_seq_slow(struct tw_decoder *d, int si, uint16_t seq)
 {
   struct stream *s = &d->streams[si];
   if (s->have_seq) {
@@ -508,11 +595,24 @@ static void account_seq(struct tw_decoder *d, int si, uint16_t seq)
   }
   s->have_seq = 1;
   s->next_seq = (uint16_t)(seq + 1);
+  s->expect = s->next_seq;
   s->pkt_gap = 0;
   s->pending_drops = 0;
 }
 
-static void account_time(struct tw_decoder *d, int si, uint64_t ticks)
+static inline void account_seq(struct tw_decoder *d, struct stream *s, int si, uint16_t seq)
+{
+  if (__builtin_expect(seq == s->expect, 1)) {
+    /* no gap, nothing pending: seq_ext's low half was the previous seq */
+    s->seq_ext++;
+    s->next_seq = (uint16_t)(seq + 1);
+    s->expect = s->next_seq;
+    return;
+  }
+  account_seq_slow(d, si, seq);
+}
+
+static void account_time_slow(struct tw_decoder *d, int si, uint64_t ticks)
 {
   struct stream *s = &d->streams[si];
   if (!s->st.have_time) {
@@ -526,6 +626,16 @@ static void account_time(struct tw_decoder *d, int si, uint64_t ticks)
   }
   s->last_ticks = ticks;
   s->st.last_ticks = ticks;
+}
+
+static inline void account_time(struct tw_decoder *d, struct stream *s, int si, uint64_t ticks)
+{
+  if (__builtin_expect(ticks >= s->last_ticks && s->st.have_time, 1)) {
+    s->last_ticks = ticks;
+    s->st.last_ticks = ticks;
+    return;
+  }
+  account_time_slow(d, si, ticks);
 }
 
 /* Control events change decoder state; they are delivered like any other. */
@@ -544,6 +654,8 @@ static void control(struct tw_decoder *d, int si, struct tw_event *ev)
   case TW_EV_DROPS:
     s->st.ring_drops += ev->values[0];
     s->pending_drops = ev->values[0];
+    if (s->pending_drops)
+      s->expect = 0x10000u;
     diag(d, TW_DIAG_RING_DROPS, 0, si, ev->values[0], 0,
          "target ring overflow: %u events dropped", ev->values[0]);
     break;
@@ -571,15 +683,20 @@ static void unpack(struct tw_event *ev, const struct tw_event_desc *desc, const 
   ev->nvalues = (uint16_t)n;
 }
 
-static int emit(struct tw_decoder *d, int si, struct tw_event *ev)
+static void no_freq(struct tw_decoder *d, int si)
 {
-  struct stream *s = &d->streams[si];
-  s->st.events++;
-  if (ev->module == TW_MOD_CONTROL)
-    control(d, si, ev);
-  if (!s->freq_known && !d->no_freq_reported++)
+  if (!d->no_freq_reported++)
     diag(d, TW_DIAG_NO_FREQ, 0, si, 0, 0,
          "event before any SYNC or target info: timestamp frequency unknown, ticks taken as ns");
+}
+
+static inline int emit(struct tw_decoder *d, struct stream *s, int si, struct tw_event *ev)
+{
+  s->st.events++;
+  if (__builtin_expect(ev->module == TW_MOD_CONTROL, 0))
+    control(d, si, ev);
+  if (__builtin_expect(!s->freq_known, 0))
+    no_freq(d, si);
   return d->on_event ? d->on_event(d->ev_ctx, ev) : 0;
 }
 
@@ -594,7 +711,7 @@ static int snapshot_record(struct tw_decoder *d, int si, const uint8_t *p, size_
     diag(d, TW_DIAG_SNAPSHOT, n, si, 1, 0, "snapshot record rejected: %s", tw_strerror(n));
     return 0;
   }
-  account_seq(d, si, (uint16_t)rec.seq);
+  account_seq(d, s, si, (uint16_t)rec.seq);
   uint64_t ticks = rec.has_ts ? rec.ts : s->last_ticks;
   int rc = tw_snap_reasm_feed(&s->snap, &rec);
   if (rc < 0) {
@@ -619,7 +736,7 @@ static int snapshot_record(struct tw_decoder *d, int si, const uint8_t *p, size_
   for (size_t i = 0; i < desc->payload_words && i <= TW_EVENT_MAX_VALUES; i++)
     w[i] = ld(s->snap.buf + 4 * i, swap);
   if (rec.has_ts)
-    account_time(d, si, ticks);
+    account_time(d, s, si, ticks);
   struct tw_event *ev = &d->ev;
   ev->ticks = ticks;
   ev->time_ns = to_ns(s, ticks);
@@ -638,7 +755,7 @@ static int snapshot_record(struct tw_decoder *d, int si, const uint8_t *p, size_
       slen--; /* NUL terminator and word padding; a BLOB keeps its bytes */
   ev->str = str;
   ev->str_len = slen;
-  rc = emit(d, si, ev);
+  rc = emit(d, s, si, ev);
   ev->str = NULL;
   ev->str_len = 0;
   return rc;
@@ -653,11 +770,13 @@ static int bad_record(struct tw_decoder *d, int si, int err, size_t at, uint32_t
   return 0;
 }
 
-static int records(struct tw_decoder *d, int si, const struct tw_pkt *pkt)
+/* The record loop, inlined twice so the byte order is a constant in each
+ * copy: the native copy has no swap tests left in it. */
+static inline __attribute__((always_inline)) int
+records_in(struct tw_decoder *d, int si, const struct tw_pkt *pkt, const int swap)
 {
   struct stream *s = &d->streams[si];
   const uint8_t *base = pkt->payload, *p = base, *end = base + pkt->payload_len;
-  int swap = pkt->endian != TW_ENDIAN_NATIVE;
   struct tw_event *ev = &d->ev;
   ev->endpoint = s->st.endpoint;
   ev->instance = s->st.instance;
@@ -668,7 +787,7 @@ static int records(struct tw_decoder *d, int si, const struct tw_pkt *pkt)
       return bad_record(d, si, TW_ETRUNC, (size_t)(p - base), 0);
     uint32_t w0 = ld(p, swap);
     uint32_t type = w0 >> 27, len = (w0 >> 16) & 0x7FFu;
-    if (type >= TW_REC_SNAPSHOT) {
+    if (__builtin_expect(type >= TW_REC_SNAPSHOT, 0)) {
       if (type > TW_REC_SNAPSHOT_TS)
         return bad_record(d, si, TW_EHDRTYPE, (size_t)(p - base), w0);
       if (len < 4 || len > left || (len & 3))
@@ -681,30 +800,28 @@ static int records(struct tw_decoder *d, int si, const struct tw_pkt *pkt)
       continue;
     }
     uint32_t hdr = type == TW_REC_EVENT_TS ? 16u : 8u;
-    if (len < hdr || len > left || (len & 3))
+    if (__builtin_expect(len < hdr || len > left || (len & 3), 0))
       return bad_record(d, si, len > left ? TW_ETRUNC : len & 3 ? TW_EALIGN : TW_ESHORT,
                         (size_t)(p - base), w0);
     s->st.records++;
-    account_seq(d, si, (uint16_t)w0);
+    account_seq(d, s, si, (uint16_t)w0);
     int has_ts = type == TW_REC_EVENT_TS;
     uint64_t ticks = s->last_ticks;
     if (has_ts)
       ticks = (uint64_t)ld(p + 8, swap) << 32 | ld(p + 4, swap);
     uint32_t idw = ld(p + hdr - 4, swap);
     uint16_t id = (uint16_t)(idw >> 16), module = (uint16_t)idw;
-    const struct tw_event_desc *desc;
-    if (id < DESC_CACHE && (desc = d->desc_cache[id]) && desc->module == module)
-      ;
-    else if (!(desc = lookup(d, si, module, id))) {
+    const struct plan *pl = plan_for(d, si, module, id);
+    if (!pl) {
       p += len;
       continue;
     }
     const uint8_t *pw = p + hdr;
-    size_t nw = (len - hdr) / 4, need = desc->payload_words;
-    int timed = desc->flags & TW_EVF_TIMED;
+    size_t nw = (len - hdr) / 4, need = pl->need;
     /* the logger's 32-bit timestamp word: present without a 64-bit
      * timestamp; tolerated (and skipped) alongside one */
-    if (timed && (!has_ts ? nw > 0 : nw == need + 1)) {
+    if (__builtin_expect(nw != need || !has_ts, 0) && pl->timed &&
+        (!has_ts ? nw > 0 : nw == need + 1)) {
       if (!has_ts) {
         uint32_t t32 = ld(pw, swap);
         ticks = (s->last_ticks & ~0xFFFFFFFFull) | t32;
@@ -715,32 +832,51 @@ static int records(struct tw_decoder *d, int si, const struct tw_pkt *pkt)
       pw += 4;
       nw--;
     }
-    if (nw < need) {
+    if (__builtin_expect(nw < need, 0)) {
       s->st.bad_records++;
       diag(d, TW_DIAG_BAD_RECORD, TW_ESHORT, si, 1, w0,
            "event %s at payload byte %zu: %zu payload words, %zu expected; skipped",
-           desc->name, (size_t)(p - base), nw, need);
+           pl->desc->name, (size_t)(p - base), nw, need);
       p += len;
       continue;
     }
-    uint32_t w[TW_EVENT_MAX_VALUES];
-    for (size_t i = 0; i < need && i < TW_EVENT_MAX_VALUES; i++)
-      w[i] = ld(pw + 4 * i, swap);
     if (has_ts)
-      account_time(d, si, ticks);
+      account_time(d, s, si, ticks);
     ev->ticks = ticks;
     ev->time_ns = to_ns(s, ticks);
     ev->seq = s->seq_ext;
     ev->id = id;
     ev->module = module;
-    ev->desc = desc;
-    unpack(ev, desc, w);
-    int rc = emit(d, si, ev);
+    ev->desc = pl->desc;
+    if (__builtin_expect(pl->fast, 1)) {
+      unsigned n = pl->n;
+      const struct plan_field *f = pl->f;
+      /* branch-free for the first PLAN_FIXED (every vocabulary kind) */
+#define FIELD(i) ev->values[i] = (ld(pw + f[i].off, swap) >> f[i].shift) & f[i].mask
+      FIELD(0); FIELD(1); FIELD(2); FIELD(3);
+#undef FIELD
+      for (unsigned i = PLAN_FIXED; i < n; i++)
+        ev->values[i] = (ld(pw + f[i].off, swap) >> f[i].shift) & f[i].mask;
+      ev->nvalues = (uint16_t)n;
+    } else {
+      uint32_t w[TW_EVENT_MAX_VALUES] = {0};
+      for (size_t i = 0; i < need && i < TW_EVENT_MAX_VALUES; i++)
+        w[i] = ld(pw + 4 * i, swap);
+      unpack(ev, pl->desc, w);
+    }
+    int rc = emit(d, s, si, ev);
     if (rc)
       return rc;
     p += len;
   }
   return 0;
+}
+
+static int records(struct tw_decoder *d, int si, const struct tw_pkt *pkt)
+{
+  if (pkt->endian == TW_ENDIAN_NATIVE)
+    return records_in(d, si, pkt, 0);
+  return records_in(d, si, pkt, 1);
 }
 
 int tw_decoder_packet(struct tw_decoder *d, const struct tw_pkt *pkt,
@@ -778,6 +914,7 @@ int tw_decoder_packet(struct tw_decoder *d, const struct tw_pkt *pkt,
     if (gap < 0x8000u) {
       s->st.pkts_lost += gap;
       s->pkt_gap = 1;
+      s->expect = 0x10000u;
       diag(d, TW_DIAG_PKT_LOSS, 0, si, gap, seq,
            "%u packet(s) lost in transport (packet sequence %u, expected %u)",
            gap, seq, s->next_pkt_seq);

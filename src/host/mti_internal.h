@@ -120,6 +120,10 @@ struct mti_fill_op {
   uint8_t op;
   uint8_t src;   /* index into ev->values */
   uint16_t field;
+  /* little-endian hosts: the value is the 8 bytes at src_off in struct
+   * tw_event masked by mask, stored as 8 bytes (mti_dispatch.c) */
+  uint32_t src_off;
+  uint64_t mask;
 };
 
 /* One callback to make for an event: the flattened (class, callback) list
@@ -147,11 +151,11 @@ struct mti_source {
   size_t n32;
   bool hot;
   MTI_FieldMask fill_mask; /* fields some active class selects */
-  int nops;
+  int nops, nnum;           /* ops; the first nnum are numeric, then strings */
   struct mti_fill_op ops[TW__MTI_MAX_FIELDS];
   struct mti_call *calls;
   size_t ncalls;
-  uint8_t *record; /* spec->layout_size bytes, 8-aligned */
+  uint8_t *record; /* spec->layout_size + 8 bytes (room for an 8-byte store), 8-aligned */
 };
 
 #define MTI_GATE_STOPPED 0x01u

@@ -9,6 +9,7 @@
  * event and each class only rewrites the id before its callbacks run.
  */
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 #include "host/mti_internal.h"
 
@@ -464,12 +465,12 @@ struct mti_source *tw__mti_source_new(struct mti_component *comp,
   s->spec = spec;
   s->index = index;
   s->fields = calloc((size_t)spec->nfields ? (size_t)spec->nfields : 1, sizeof *s->fields);
-  s->record = aligned_alloc(8, spec->layout_size);
+  s->record = aligned_alloc(8, spec->layout_size + 8);
   if (!s->fields || !s->record) {
     tw__mti_source_free(s);
     return NULL;
   }
-  memset(s->record, 0, spec->layout_size);
+  memset(s->record, 0, spec->layout_size + 8);
   for (int i = 0; i < spec->nfields; i++) {
     s->fields[i].base.vtbl = &field_vtbl;
     s->fields[i].src = s;
@@ -498,27 +499,67 @@ void tw__mti_source_free(struct mti_source *s)
   free(s);
 }
 
+/* Where an op's value lives in struct tw_event, and which of the 8 bytes
+ * loaded from there are the value (zero-extended to the field's size). */
+static void op_source(struct mti_fill_op *op, unsigned size)
+{
+  uint64_t width = size >= 8 ? ~0ull : (1ull << (8 * size)) - 1u;
+  switch (op->op) {
+  case MTI_OP_TIME:
+    op->src_off = (uint32_t)offsetof(struct tw_event, time_ns);
+    op->mask = ~0ull;
+    break;
+  case MTI_OP_SEQ:
+    op->src_off = (uint32_t)offsetof(struct tw_event, seq);
+    op->mask = 0xFFFFFFFFull;
+    break;
+  default:
+    op->src_off = (uint32_t)(offsetof(struct tw_event, values) + 4u * op->src);
+    op->mask = width & 0xFFFFFFFFull; /* values are 32-bit: a U64 is zero-extended */
+    break;
+  }
+}
+
+/* Numeric ops first, by record offset, string ops last: the per-event fill
+ * (mti_dispatch.c) then makes no call for an all-numeric record, and on a
+ * little-endian host stores each numeric value as 8 bytes whose spill into
+ * the following bytes a later op (a higher offset) or the string pass
+ * overwrites; bytes no op owns belong to no selected field. */
 static void build_ops(struct mti_source *s)
 {
   s->nops = 0;
-  for (MTI_FieldMask m = s->fill_mask; m; m &= m - 1) {
-    int i = __builtin_ctz(m);
-    const struct tw__mti_field_spec *f = &s->spec->fields[i];
-    struct mti_fill_op *op = &s->ops[s->nops];
-    op->off = s->spec->offsets[i];
-    op->src = f->src_index;
-    op->field = (uint16_t)i;
-    switch (f->fill) {
-    case MTI_FILL_VALUE:
-      op->op = f->size == 1 ? MTI_OP_U8 : f->size == 2 ? MTI_OP_U16
-             : f->size == 4 ? MTI_OP_U32 : MTI_OP_U64;
-      break;
-    case MTI_FILL_STRING: op->op = MTI_OP_STRING; break;
-    case MTI_FILL_TIME: op->op = MTI_OP_TIME; break;
-    case MTI_FILL_SEQ: op->op = MTI_OP_SEQ; break;
-    default: continue; /* GIVEN: dump sources are filled from values */
+  for (int pass = 0; pass < 2; pass++) {
+    for (MTI_FieldMask m = s->fill_mask; m; m &= m - 1) {
+      int i = __builtin_ctz(m);
+      const struct tw__mti_field_spec *f = &s->spec->fields[i];
+      if ((f->fill == MTI_FILL_STRING) != (pass == 1))
+        continue;
+      struct mti_fill_op *op = &s->ops[s->nops];
+      op->off = s->spec->offsets[i];
+      op->src = f->src_index;
+      op->field = (uint16_t)i;
+      switch (f->fill) {
+      case MTI_FILL_VALUE:
+        op->op = f->size == 1 ? MTI_OP_U8 : f->size == 2 ? MTI_OP_U16
+               : f->size == 4 ? MTI_OP_U32 : MTI_OP_U64;
+        break;
+      case MTI_FILL_STRING: op->op = MTI_OP_STRING; break;
+      case MTI_FILL_TIME: op->op = MTI_OP_TIME; break;
+      case MTI_FILL_SEQ: op->op = MTI_OP_SEQ; break;
+      default: continue; /* GIVEN: dump sources are filled from values */
+      }
+      op_source(op, f->size);
+      s->nops++;
     }
-    s->nops++;
+    if (pass == 0) {
+      s->nnum = s->nops;
+      for (int a = 1; a < s->nnum; a++) /* by offset (insertion sort, few ops) */
+        for (int b = a; b > 0 && s->ops[b - 1].off > s->ops[b].off; b--) {
+          struct mti_fill_op t = s->ops[b];
+          s->ops[b] = s->ops[b - 1];
+          s->ops[b - 1] = t;
+        }
+    }
   }
 }
 
