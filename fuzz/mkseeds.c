@@ -47,7 +47,10 @@ static int sink(void *ctx, const void *p, size_t len)
 static void put(const char *dir, const char *name, const void *d, size_t n)
 {
   char path[512];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
+  if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path) {
+    fprintf(stderr, "mkseeds: path too long: %s/%s\n", dir, name);
+    exit(1);
+  }
   FILE *f = fopen(path, "wb");
   if (!f || fwrite(d, 1, n, f) != n || fclose(f) != 0) {
     fprintf(stderr, "mkseeds: cannot write %s\n", path);

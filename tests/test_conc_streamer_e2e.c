@@ -148,7 +148,7 @@ static uint16_t next_seq = 100;
  * sleeps are not enough under sanitizers on a loaded machine. */
 static void wait_idle(void)
 {
-  uint32_t st[TW_STAT_WORDS], last = 0xFFFFFFFFu;
+  uint32_t st[TW_STAT_WORDS] = {0}, last = 0xFFFFFFFFu;
   for (int same = 0; same < 3;) {
     struct timespec d = {0, 2000000};
     nanosleep(&d, NULL);
@@ -239,7 +239,7 @@ static void test_end_to_end(void **state)
   static const struct phase E = {4000, 1, 0, 0, 0}; /* any drop is reported */
   run_phase(&E);
   assert_int_equal(command(TW_LCMD_STOP, 4, NULL, 0, NULL, 0), TW_MSG_ACK);
-  uint32_t info[TW_INFO_WORDS];
+  uint32_t info[TW_INFO_WORDS] = {0};
   for (uint16_t seq = 5;; seq++) { /* until STOP has been carried out */
     assert_int_equal(command(TW_LCMD_GET_INFO, seq, NULL, 0, info, TW_INFO_WORDS), TW_MSG_RESULT);
     if (!info[TW_INFO_STATE])

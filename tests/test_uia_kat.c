@@ -254,7 +254,7 @@ static void test_record_encode_golden(void **state)
   const uint32_t payload[] = { 0xAABBCCDDu };
   int n = tw_record_encode(w, 8, 0x1234, 1, 0x1122334455667788ull, 5, 2, payload, 1);
   assert_int_equal(n, 5);
-  uint8_t b[20];
+  uint8_t b[sizeof w];
   for (int i = 0; i < n; i++)
     tw_store_le32(b + 4 * i, w[i]);
   static const uint8_t exp[20] = {
