@@ -13,6 +13,15 @@
  * its stream is drained until it is quiet, and the trace is closed with
  * its END chunk and fsync'd.
  *
+ * Reconnect (--reconnect; tcp, tcp-listen, serial): a target that goes
+ * away is waited for. Its disconnect is a NOTE in the trace and a line on
+ * stderr; when the transport counts a new connection (tw_conn.connects),
+ * another NOTE says so and the start-up commands (GET_INFO, SET_MASK,
+ * START) are sent again, since a board that reset has forgotten them. A
+ * target that does not answer is said once per source and recorded as it
+ * streams. STOP at the end goes only to a target that is connected and
+ * answered.
+ *
  * Several --from: one connection, reader, decoder and command client per
  * source, each source's bytes in DATA chunks of its own source id (0, 1,
  * ...). print/stats/info decode them separately and merge the events.
@@ -43,8 +52,12 @@ void tw_cli_record_help(FILE *f)
         "  --duration S       stop after S seconds\n"
         "  --idle S           stop when nothing arrived for S seconds (after the first bytes)\n"
         "  --no-commands      do not send commands (the target streams by itself)\n"
-        "  --reconnect        tcp-listen: when the target disconnects, wait for it to\n"
-        "                     reconnect and go on (the loss in between is reported)\n"
+        "  --reconnect        tcp, tcp-listen, serial: when the target goes away (board\n"
+        "                     reset, USB-serial re-enumerated), wait for it to come back\n"
+        "                     (tcp connects again with a backoff up to 1 s, tcp-listen\n"
+        "                     accepts, serial re-opens the device), send the start-up\n"
+        "                     commands again and go on; each disconnect is noted in\n"
+        "                     the trace and the loss in between is reported\n"
         "  -q, --quiet        no live counts\n"
         "Ctrl-C stops cleanly: STOP is sent, the stream drained, the trace closed.\n"
         "exit status: 0 ok, 1 error, 2 usage\n", f);
@@ -66,7 +79,11 @@ struct rsrc {
   struct tw_decoder *d;
   struct tw_cmd_client cmd;
   int commands, ended;
+  int answered;             /* the target answered the start-up commands */
+  int said_no_answer;       /* "no reply" is said once per source */
+  int restart;              /* a new connection: send the start-up commands */
   unsigned long long disconnects; /* reconnect mode: the ones noted so far */
+  unsigned long long connects;    /* connections seen so far */
   int target_stopped;       /* TRACE_STOP seen: the target stopped itself */
   unsigned long long events;
 };
@@ -120,11 +137,14 @@ static void diag(void *ctx, const struct tw_diag *g)
           g->offset, g->msg);
 }
 
+static void watch_conn(struct rsrc *s);
+
 static int pump(void *ctx, int timeout_ms)
 {
   struct rsrc *s = ctx;
   struct tw_pkt pkt;
   int n = tw_reader_next(s->r, &pkt, timeout_ms);
+  watch_conn(s);
   if (n == 1)
     return tw_decoder_packet(s->d, &pkt, tw_reader_pkt_offset(s->r), tw_reader_pkt_number(s->r)) < 0
                ? TW_EIO : 0;
@@ -162,7 +182,9 @@ static int start_target(struct rsrc *s, int have_mask, uint32_t mask)
   struct tw_cmd_reply_info rep;
   int rc = tw_cmd_call(&s->cmd, TW_SVC_LOGGER, TW_LCMD_GET_INFO, NULL, 0, &rep);
   if (rc < 0) {
-    cli_err("record: %s; recording what the target sends", tw_cmd_client_error(&s->cmd));
+    if (!s->said_no_answer)
+      cli_err("record: %s; recording what the target sends", tw_cmd_client_error(&s->cmd));
+    s->said_no_answer = 1;
     return rc;
   }
   if (rep.nbody >= TW_INFO_WORDS) {
@@ -203,12 +225,45 @@ static void stop_target(struct rsrc *s)
 /* A disconnect is written into the trace (a NOTE chunk of its source) and
  * said on stderr; what it cost shows up as sequence gaps once the target
  * is back. */
-static void note_disconnect(struct rec *R, struct rsrc *s)
+static void note(struct rec *R, struct rsrc *s, const char *text)
 {
-  char note[300];
-  int n = snprintf(note, sizeof note, "%s", tw_conn_error(s->conn));
-  tw_twt_write(R->w, TW_TWT_NOTE, s->id, tw_sys_wall_ns(), note, n > 0 ? (size_t)n : 0);
-  fprintf(stderr, "%stracewire record: %s\n", R->tty ? "\r\033[K" : "", note);
+  tw_twt_write(R->w, TW_TWT_NOTE, s->id, tw_sys_wall_ns(), text, strlen(text));
+  fprintf(stderr, "%stracewire record: %s\n", R->tty ? "\r\033[K" : "", text);
+}
+
+/* Called after every read: a disconnect or a new connection is noted
+ * (in that order: both can happen while a command waits for its reply),
+ * and a new connection asks for the start-up commands. */
+static void watch_conn(struct rsrc *s)
+{
+  struct tw_conn *c = s->conn;
+  if (c->disconnects != s->disconnects) {
+    s->disconnects = c->disconnects;
+    note(s->R, s, tw_conn_error(c));
+  }
+  if (c->connects != s->connects) {
+    if (s->connects) {
+      char text[400];
+      snprintf(text, sizeof text, "%s: target connected again at stream byte %llu (connection %llu)%s",
+               c->name, c->nread, c->connects,
+               s->commands ? "; sending the start-up commands again" : "");
+      note(s->R, s, text);
+    }
+    s->connects = c->connects;
+    s->restart = 1;
+    s->target_stopped = 0; /* a new session of the target */
+  }
+}
+
+/* Start-up commands to a target that is there now (again): a board that
+ * reset may come back with another address, so it is asked by broadcast. */
+static void restart_target(struct rsrc *s, int have_mask, uint32_t mask)
+{
+  s->restart = 0;
+  if (!s->commands)
+    return;
+  s->cmd.dest = TW_ADDR_BROADCAST;
+  s->answered = start_target(s, have_mask, mask) == 0;
 }
 
 static int open_source(struct rec *R, struct rsrc *s, const char *uri, uint16_t id, int no_cmd)
@@ -235,6 +290,9 @@ static int open_source(struct rec *R, struct rsrc *s, const char *uri, uint16_t 
   tw_decoder_on_diag(s->d, diag, s);
   tw_cmd_client_init(&s->cmd, s->conn, pump, s);
   s->commands = !no_cmd && s->conn->ops->write != NULL;
+  if (s->conn->connects && strcmp(s->conn->ops->scheme, "tcp-listen"))
+    s->restart = 1; /* connected at open; tcp-listen starts the target when one connects */
+  s->connects = s->conn->connects;
   return 0;
 }
 
@@ -321,16 +379,6 @@ int tw_cli_record(int argc, char **argv)
   signal(SIGPIPE, SIG_IGN);
 
   unsigned long long t0 = tw_sys_mono_ns(), last_status = t0, last_data = 0, seen = 0;
-  for (size_t k = 0; k < R.n && status == TW_EXIT_OK; k++) {
-    struct rsrc *s = &R.src[k];
-    /* a listening transport: wait (interruptibly) for the target before
-     * talking to it; an empty write accepts with a 1 s timeout */
-    if (s->commands && !strcmp(s->conn->ops->scheme, "tcp-listen"))
-      while (!stop_requested && tw_conn_write(s->conn, "", 0) == TW_ENOTCONN)
-        ;
-    if (s->commands && start_target(s, have_mask, mask) < 0)
-      s->commands = 0;
-  }
   size_t live = status == TW_EXIT_OK ? R.n : 0;
   while (live && !stop_requested && !R.write_failed) {
     unsigned long long now = tw_sys_mono_ns();
@@ -348,11 +396,11 @@ int tw_cli_record(int argc, char **argv)
       struct rsrc *s = &R.src[k];
       if (s->ended)
         continue;
+      /* the first target, or one that came back (a listening transport
+       * accepts it in the read, so this runs after the pump that did) */
+      if (s->restart && !stop_requested)
+        restart_target(s, have_mask, mask);
       int n = pump(s, R.n == 1 ? 200 : 20);
-      if (s->conn->disconnects != s->disconnects) {
-        s->disconnects = s->conn->disconnects;
-        note_disconnect(&R, s);
-      }
       if (n == TW_EOF || (n < 0 && n != TW_EAGAIN)) {
         if (n != TW_EOF && n != TW_ECONNRESET) {
           cli_err("record: %s", tw_conn_error(s->conn));
@@ -368,7 +416,8 @@ int tw_cli_record(int argc, char **argv)
     }
   }
   for (size_t k = 0; k < R.n; k++)
-    if (R.src[k].commands && !R.src[k].ended && !R.write_failed && !R.src[k].target_stopped)
+    if (R.src[k].commands && R.src[k].answered && !R.src[k].ended && !R.write_failed &&
+        !R.src[k].target_stopped && tw_conn_connected(R.src[k].conn))
       stop_target(&R.src[k]);
   if (R.tty)
     fputs("\r\033[K", stderr);

@@ -19,6 +19,12 @@ void tw__conn_init(struct tw_conn *s, const struct tw_conn_ops *ops, const char 
   snprintf(s->name, sizeof s->name, "%s", name);
   s->err[0] = 0;
   s->nread = 0;
+  s->connects = 1; /* tcp-listen sets 0: it has no target until one connects */
+}
+
+int tw_conn_connected(const struct tw_conn *s)
+{
+  return s->connects > s->disconnects;
 }
 
 int tw__conn_errno(struct tw_conn *s, const char *what)
@@ -71,6 +77,14 @@ int tw__fd_read(struct tw_conn *s, int fd, void *buf, size_t cap, int timeout_ms
       return TW_EOF;
     if (errno == EINTR)
       continue;
+    if (errno == EAGAIN && timeout_ms < 0) {
+      /* a non-blocking descriptor (a TCP reconnection) with no timeout:
+       * wait for it instead of spinning on read */
+      int w = tw__fd_wait(s, fd, POLLIN, -1);
+      if (w < 0)
+        return w;
+      continue;
+    }
     if (errno == EAGAIN && timeout_ms != 0)
       continue; /* spurious wakeup: wait again */
     return tw__conn_errno(s, "read");
@@ -100,6 +114,59 @@ int tw__fd_write_all(struct tw_conn *s, int fd, const void *buf, size_t n)
     return tw__conn_errno(s, "write");
   }
   return 0;
+}
+
+void tw__conn_lost(struct tw_conn *s, const char *why, const char *then)
+{
+  if (s->fd >= 0)
+    tw_sys->close(s->fd);
+  s->fd = -1;
+  s->disconnects++;
+  s->disconnect_at = s->nread;
+  snprintf(s->err, sizeof s->err, "%s: target disconnected at stream byte %llu (%s); %s", s->name,
+           s->nread, why, then);
+}
+
+void tw__backoff_failed(struct tw__backoff *b)
+{
+  b->delay_ms = b->delay_ms ? b->delay_ms * 2 : 50;
+  if (b->delay_ms > 1000)
+    b->delay_ms = 1000;
+  b->next_ns = tw_sys_mono_ns() + (unsigned long long)b->delay_ms * 1000000u;
+  b->failures++;
+}
+
+void tw__backoff_reset(struct tw__backoff *b)
+{
+  b->next_ns = 0;
+  b->delay_ms = 0;
+  b->failures = 0;
+}
+
+unsigned long long tw__deadline(int timeout_ms)
+{
+  return timeout_ms < 0 ? 0 : tw_sys_mono_ns() + (unsigned long long)timeout_ms * 1000000u;
+}
+
+int tw__ms_left(unsigned long long deadline_ns)
+{
+  if (!deadline_ns)
+    return -1;
+  unsigned long long now = tw_sys_mono_ns();
+  return now >= deadline_ns ? 0 : (int)((deadline_ns - now + 999999u) / 1000000u);
+}
+
+int tw__backoff_wait(const struct tw__backoff *b, unsigned long long deadline_ns)
+{
+  for (;;) {
+    unsigned long long now = tw_sys_mono_ns();
+    if (now >= b->next_ns)
+      return 0;
+    if (deadline_ns && now >= deadline_ns)
+      return TW_EAGAIN;
+    unsigned long long until = deadline_ns && deadline_ns < b->next_ns ? deadline_ns : b->next_ns;
+    tw_sys->poll(NULL, 0, (int)((until - now + 999999u) / 1000000u)); /* a sleep */
+  }
 }
 
 int tw_conn_read(struct tw_conn *s, void *buf, size_t cap, int timeout_ms)

@@ -15,15 +15,95 @@
 #include "tracewire/host/sys.h"
 #include "tracewire/error.h"
 
+struct serial_conn {
+  struct tw_conn base;
+  char path[256];
+  speed_t code;
+  struct tw__backoff backoff;
+};
+
+/* Open and configure the device; the descriptor, or a TW_E* with s->err set. */
+static int open_tty(struct serial_conn *c)
+{
+  struct tw_conn *s = &c->base;
+  int fd = tw_sys->open(c->path, O_RDWR | O_NOCTTY | O_CLOEXEC, 0);
+  if (fd < 0)
+    return tw__conn_errno(s, "open");
+  struct termios t;
+  int rc = 0;
+  if (tw_sys->tcgetattr(fd, &t) != 0)
+    rc = tw__conn_errno(s, "tcgetattr");
+  else {
+    cfmakeraw(&t);
+    t.c_cflag &= ~(tcflag_t)(CSIZE | PARENB | CSTOPB | CRTSCTS);
+    t.c_cflag |= CS8 | CLOCAL | CREAD;
+    t.c_iflag &= ~(tcflag_t)(IXON | IXOFF | IXANY);
+    t.c_cc[VMIN] = 1;
+    t.c_cc[VTIME] = 0;
+    cfsetispeed(&t, c->code);
+    cfsetospeed(&t, c->code);
+    if (tw_sys->tcsetattr(fd, TCSANOW, &t) != 0)
+      rc = tw__conn_errno(s, "tcsetattr");
+  }
+  if (rc < 0) {
+    tw_sys->close(fd);
+    return rc;
+  }
+  return fd;
+}
+
+/* Reconnect mode: the device is gone (a USB-serial adapter that
+ * re-enumerates after the board resets): open it again, paced by the
+ * backoff, until it is back or the read's time is up. */
+static int reopen(struct serial_conn *c, unsigned long long deadline)
+{
+  for (;;) {
+    if (tw__backoff_wait(&c->backoff, deadline) < 0)
+      return TW_EAGAIN;
+    int fd = open_tty(c);
+    if (fd >= 0) {
+      c->base.fd = fd;
+      c->base.connects++;
+      tw__backoff_reset(&c->backoff);
+      return 0;
+    }
+    tw__backoff_failed(&c->backoff);
+    char why[256];
+    snprintf(why, sizeof why, "%s", c->base.err);
+    snprintf(c->base.err, sizeof c->base.err, "%s (device gone since stream byte %llu; attempt %llu, "
+             "next in %u ms)", why, c->base.disconnect_at, c->backoff.failures, c->backoff.delay_ms);
+    if (deadline && tw_sys_mono_ns() >= deadline)
+      return TW_EAGAIN;
+  }
+}
+
 static int serial_read(struct tw_conn *s, void *buf, size_t cap, int timeout_ms)
 {
-  int n = tw__fd_read(s, s->fd, buf, cap, timeout_ms);
-  /* a pty whose other side closed reports EIO: that is the end of input */
-  return n == TW_EIO ? TW_EOF : n;
+  struct serial_conn *c = (struct serial_conn *)s;
+  unsigned long long deadline = tw__deadline(timeout_ms);
+  if (s->fd < 0 && reopen(c, deadline) < 0)
+    return TW_EAGAIN;
+  errno = 0;
+  int n = tw__fd_read(s, s->fd, buf, cap, timeout_ms < 0 ? -1 : tw__ms_left(deadline));
+  int e = errno;
+  /* a pty whose other side closed, or a device unplugged, reports EIO
+   * (ENXIO, ENODEV for some drivers): that is the end of input, or in
+   * reconnect mode a device to open again */
+  int gone = n == TW_EOF || n == TW_EIO || (n == TW_ESYS && (e == ENXIO || e == ENODEV));
+  if (gone && s->reconnect) {
+    tw__conn_lost(s, n == TW_EOF ? "end of input" : strerror(e), "re-opening the device");
+    return TW_EAGAIN;
+  }
+  return gone && n != TW_ESYS ? TW_EOF : n;
 }
 
 static int serial_write(struct tw_conn *s, const void *buf, size_t n)
 {
+  if (s->fd < 0) {
+    snprintf(s->err, sizeof s->err, "%s: not connected (the device went away at stream byte %llu; "
+             "re-opening)", s->name, s->disconnect_at);
+    return TW_ENOTCONN;
+  }
   return tw__fd_write_all(s, s->fd, buf, n);
 }
 
@@ -55,38 +135,21 @@ int tw_conn_serial_open(const char *dev, unsigned baud, struct tw_conn **out,
     snprintf(err, errcap, "serial://%s: unsupported baud rate %u", dev, baud);
     return TW_EINVAL;
   }
-  struct tw_conn *s = calloc(1, sizeof *s);
-  if (!s)
+  struct serial_conn *c = calloc(1, sizeof *c);
+  if (!c)
     return TW_ENOMEM;
   char name[256];
   snprintf(name, sizeof name, "serial://%s?baud=%u", dev, baud);
-  tw__conn_init(s, &serial_ops, name);
-  s->fd = tw_sys->open(dev, O_RDWR | O_NOCTTY | O_CLOEXEC, 0);
-  int rc = 0;
-  struct termios t;
-  if (s->fd < 0)
-    rc = tw__conn_errno(s, "open");
-  else if (tw_sys->tcgetattr(s->fd, &t) != 0)
-    rc = tw__conn_errno(s, "tcgetattr");
-  else {
-    cfmakeraw(&t);
-    t.c_cflag &= ~(tcflag_t)(CSIZE | PARENB | CSTOPB | CRTSCTS);
-    t.c_cflag |= CS8 | CLOCAL | CREAD;
-    t.c_iflag &= ~(tcflag_t)(IXON | IXOFF | IXANY);
-    t.c_cc[VMIN] = 1;
-    t.c_cc[VTIME] = 0;
-    cfsetispeed(&t, code);
-    cfsetospeed(&t, code);
-    if (tw_sys->tcsetattr(s->fd, TCSANOW, &t) != 0)
-      rc = tw__conn_errno(s, "tcsetattr");
+  tw__conn_init(&c->base, &serial_ops, name);
+  snprintf(c->path, sizeof c->path, "%s", dev);
+  c->code = code;
+  int fd = open_tty(c);
+  if (fd < 0) {
+    snprintf(err, errcap, "%s", c->base.err);
+    free(c);
+    return fd;
   }
-  if (rc < 0) {
-    snprintf(err, errcap, "%s", s->err);
-    if (s->fd >= 0)
-      tw_sys->close(s->fd);
-    free(s);
-    return rc;
-  }
-  *out = s;
+  c->base.fd = fd;
+  *out = &c->base;
   return 0;
 }

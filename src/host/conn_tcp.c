@@ -1,8 +1,22 @@
-/* TCP, connecting to a target. */
+/*
+ * TCP, connecting to a target.
+ *
+ * Reconnect mode (tw_conn.reconnect): a board that resets takes its TCP
+ * server down and brings it back. The end of the connection (close, reset,
+ * a keepalive timeout) closes our socket and counts a disconnect; later
+ * reads connect again to the address that worked at open. Each attempt is
+ * a non-blocking connect whose wait is bounded by the read's timeout (so
+ * the caller's loop keeps its pace: Ctrl-C, --duration, other sources), an
+ * attempt still pending when the read's time is up goes on at the next
+ * read, and failed attempts are paced by a backoff growing to 1 s so a
+ * dead target costs a few system calls a second. A new connection adds
+ * one to tw_conn.connects; the owner re-sends its start-up commands.
+ */
 /* Messages are cut to their buffers on purpose. */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wformat-truncation"
 #endif
+#include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -13,30 +27,151 @@
 #include "tracewire/host/sys.h"
 #include "tracewire/error.h"
 
+struct tcp_conn {
+  struct tw_conn base;
+  struct sockaddr_storage addr; /* the address that worked at open */
+  socklen_t addrlen;
+  int family, protocol;
+  int cfd;                      /* a connect in progress, or -1 */
+  unsigned long long cfd_since; /* when it started (monotonic ns) */
+  struct tw__backoff backoff;
+};
+
+/* An attempt still pending after this long is abandoned and retried: a
+ * SYN to a board that is off would otherwise wait for the kernel's ~2 min. */
+#define CONNECT_GIVE_UP_NS 3000000000ull
+
+static void connected(struct tcp_conn *t, int fd)
+{
+  int one = 1;
+  tw_sys->setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  t->base.fd = fd;
+  t->base.connects++;
+  t->cfd = -1;
+  tw__backoff_reset(&t->backoff);
+}
+
+static void attempt_failed(struct tcp_conn *t, const char *what)
+{
+  int e = errno;
+  if (t->cfd >= 0)
+    tw_sys->close(t->cfd);
+  t->cfd = -1;
+  tw__backoff_failed(&t->backoff);
+  snprintf(t->base.err, sizeof t->base.err,
+           "%s: target gone since stream byte %llu; reconnecting: %s: %s (attempt %llu, next in %u ms)",
+           t->base.name, t->base.disconnect_at, what, strerror(e), t->backoff.failures,
+           t->backoff.delay_ms);
+}
+
+static int start_connect(struct tcp_conn *t)
+{
+  t->cfd = tw_sys->socket(t->family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, t->protocol);
+  if (t->cfd < 0) {
+    attempt_failed(t, "socket");
+    return TW_EAGAIN;
+  }
+  t->cfd_since = tw_sys_mono_ns();
+  int rc;
+  do
+    rc = tw_sys->connect(t->cfd, (const struct sockaddr *)&t->addr, t->addrlen);
+  while (rc != 0 && errno == EINTR);
+  if (rc == 0) {
+    connected(t, t->cfd);
+    return 0;
+  }
+  if (errno != EINPROGRESS) {
+    attempt_failed(t, "connect");
+    return TW_EAGAIN;
+  }
+  return TW_EAGAIN; /* pending: finish_connect() waits for it */
+}
+
+static int finish_connect(struct tcp_conn *t, unsigned long long deadline)
+{
+  struct pollfd p = { .fd = t->cfd, .events = POLLOUT };
+  int n = tw_sys->poll(&p, 1, tw__ms_left(deadline));
+  if (n < 0 && errno != EINTR) {
+    attempt_failed(t, "poll");
+    return TW_EAGAIN;
+  }
+  if (n <= 0) {
+    if (tw_sys_mono_ns() - t->cfd_since > CONNECT_GIVE_UP_NS) {
+      errno = ETIMEDOUT;
+      attempt_failed(t, "connect");
+    }
+    return TW_EAGAIN;
+  }
+  int soerr = 0;
+  socklen_t len = sizeof soerr;
+  int (*gso)(int, int, int, void *, socklen_t *) =
+      tw_sys->iVersion >= 3 && tw_sys->getsockopt ? tw_sys->getsockopt : getsockopt;
+  if (gso(t->cfd, SOL_SOCKET, SO_ERROR, &soerr, &len) != 0)
+    soerr = errno;
+  if (soerr) {
+    errno = soerr;
+    attempt_failed(t, "connect");
+    return TW_EAGAIN;
+  }
+  connected(t, t->cfd);
+  return 0;
+}
+
+/* Connect again, within the deadline: 0 when connected, else TW_EAGAIN. */
+static int reconnect(struct tcp_conn *t, unsigned long long deadline)
+{
+  for (;;) {
+    if (t->cfd < 0) {
+      if (tw__backoff_wait(&t->backoff, deadline) < 0)
+        return TW_EAGAIN;
+      if (start_connect(t) == 0)
+        return 0;
+    }
+    if (t->cfd >= 0 && finish_connect(t, deadline) == 0)
+      return 0;
+    if (deadline && tw_sys_mono_ns() >= deadline)
+      return TW_EAGAIN;
+  }
+}
+
 static int tcp_read(struct tw_conn *s, void *buf, size_t cap, int timeout_ms)
 {
-  return tw__fd_read(s, s->fd, buf, cap, timeout_ms);
+  struct tcp_conn *t = (struct tcp_conn *)s;
+  unsigned long long deadline = tw__deadline(timeout_ms);
+  if (s->fd < 0 && reconnect(t, deadline) < 0)
+    return TW_EAGAIN;
+  int n = tw__fd_read(s, s->fd, buf, cap, timeout_ms < 0 ? -1 : tw__ms_left(deadline));
+  if (s->reconnect && (n == TW_EOF || n == TW_ECONNRESET || n == TW_ETIMEDOUT)) {
+    tw__conn_lost(s, n == TW_EOF ? "closed" : n == TW_ECONNRESET ? "reset" : "timed out",
+                  "reconnecting");
+    return TW_EAGAIN; /* nothing now; later reads connect again */
+  }
+  return n;
 }
 
 static int tcp_write(struct tw_conn *s, const void *buf, size_t n)
 {
+  if (s->fd < 0) {
+    snprintf(s->err, sizeof s->err, "%s: not connected (the target went away at stream byte %llu; "
+             "reconnecting)", s->name, s->disconnect_at);
+    return TW_ENOTCONN;
+  }
   return tw__fd_write_all(s, s->fd, buf, n);
 }
 
 static void tcp_close(struct tw_conn *s)
 {
+  struct tcp_conn *t = (struct tcp_conn *)s;
   if (s->fd >= 0)
     tw_sys->close(s->fd);
-  free(s);
+  if (t->cfd >= 0)
+    tw_sys->close(t->cfd);
+  free(t);
 }
 
 static const struct tw_conn_ops tcp_ops = {
   .scheme = "tcp", .read = tcp_read, .write = tcp_write, .close = tcp_close,
 };
-
-/* Shared with source_tcp_listen.c: the accepted connection uses these ops. */
-const struct tw_conn_ops *tw__tcp_ops(void);
-const struct tw_conn_ops *tw__tcp_ops(void) { return &tcp_ops; }
 
 int tw_conn_tcp_connect(const char *host, const char *port, struct tw_conn **out,
                           char *err, size_t errcap)
@@ -47,14 +182,16 @@ int tw_conn_tcp_connect(const char *host, const char *port, struct tw_conn **out
     snprintf(err, errcap, "tcp://%s:%s: %s", host, port, gai_strerror(g));
     return TW_ENOENT;
   }
-  struct tw_conn *s = calloc(1, sizeof *s);
-  if (!s) {
+  struct tcp_conn *t = calloc(1, sizeof *t);
+  if (!t) {
     freeaddrinfo(res);
     return TW_ENOMEM;
   }
+  struct tw_conn *s = &t->base;
   char name[256];
   snprintf(name, sizeof name, "tcp://%s:%s", host, port);
   tw__conn_init(s, &tcp_ops, name);
+  t->cfd = -1;
   int rc = TW_ENOENT;
   for (ai = res; ai; ai = ai->ai_next) {
     int fd = tw_sys->socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
@@ -62,10 +199,15 @@ int tw_conn_tcp_connect(const char *host, const char *port, struct tw_conn **out
       rc = tw__conn_errno(s, "socket");
       continue;
     }
-    if (tw_sys->connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) {
+    if (tw_sys->connect(fd, ai->ai_addr, ai->ai_addrlen) == 0 &&
+        ai->ai_addrlen <= sizeof t->addr) {
       int one = 1;
       tw_sys->setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
       s->fd = fd;
+      memcpy(&t->addr, ai->ai_addr, ai->ai_addrlen);
+      t->addrlen = ai->ai_addrlen;
+      t->family = ai->ai_family;
+      t->protocol = ai->ai_protocol;
       break;
     }
     rc = tw__conn_errno(s, "connect");
@@ -74,7 +216,7 @@ int tw_conn_tcp_connect(const char *host, const char *port, struct tw_conn **out
   freeaddrinfo(res);
   if (s->fd < 0) {
     snprintf(err, errcap, "%s", s->err);
-    free(s);
+    free(t);
     return rc;
   }
   *out = s;

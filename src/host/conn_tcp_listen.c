@@ -15,7 +15,6 @@
 #include "tracewire/host/sys.h"
 #include "tracewire/error.h"
 
-const struct tw_conn_ops *tw__tcp_ops(void);
 int tw__bind_socket(struct tw_conn *s, const char *addr, const char *port, int type,
                     char *err, size_t errcap);
 
@@ -36,6 +35,7 @@ static int do_accept(struct listen_source *l, int timeout_ms)
   if (fd < 0)
     return tw__conn_errno(&l->base, "accept");
   l->base.fd = fd;
+  l->base.connects++;
   return 0;
 }
 
@@ -49,12 +49,7 @@ static int listen_read(struct tw_conn *s, void *buf, size_t cap, int timeout_ms)
   }
   int n = tw__fd_read(s, s->fd, buf, cap, timeout_ms);
   if (s->reconnect && (n == TW_EOF || n == TW_ECONNRESET)) {
-    tw_sys->close(s->fd);
-    s->fd = -1;
-    s->disconnects++;
-    s->disconnect_at = s->nread;
-    snprintf(s->err, sizeof s->err, "%s: target disconnected at stream byte %llu (%s); waiting for "
-             "it to reconnect", s->name, s->nread, n == TW_EOF ? "closed" : "reset");
+    tw__conn_lost(s, n == TW_EOF ? "closed" : "reset", "waiting for it to reconnect");
     return TW_EAGAIN; /* nothing now; the next read accepts */
   }
   return n;
@@ -96,6 +91,7 @@ int tw_conn_tcp_listen(const char *addr, const char *port, int *bound_port,
   char name[256];
   snprintf(name, sizeof name, "tcp-listen://%s:%s", addr, port);
   tw__conn_init(&l->base, &listen_ops, name);
+  l->base.connects = 0; /* no target until one connects */
   l->lfd = tw__bind_socket(&l->base, addr, port, SOCK_STREAM, err, errcap);
   if (l->lfd < 0) {
     int rc = l->lfd;

@@ -14,6 +14,15 @@
  * not a footer for that length (then it is a packet whose type bits were
  * hit), and what follows it is the end of input or a plausible packet
  * header. Otherwise its bytes are scanned and reported like any others.
+ *
+ * A disconnect (a transport in reconnect mode counts one in
+ * tw_conn.disconnects) cuts the stream: the bytes before it can never be
+ * completed by the bytes after it, which come from a new connection and
+ * typically start with the replies to the start-up commands. So the reader
+ * marks the stream offset of the cut and treats it like the end of input
+ * for the candidates before it: a packet cut short is reported at once as
+ * skipped bytes (reason TW_ECONNRESET), instead of waiting for bytes that
+ * will never come and then swallowing the new connection's first packets.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +36,8 @@ struct tw_reader {
   size_t cap, start, end;
   unsigned long long base;
   int eof;
+  int cut;                   /* a disconnect at stream offset cut_off */
+  unsigned long long cut_off, disconnects;
   int in_sync;               /* the last thing read was a valid packet */
   int skipping;
   struct tw_skip skip;
@@ -92,6 +103,7 @@ const char *tw_skip_reason(int reason)
   case TW_EFOOTER: return "bad footer";
   case TW_ERESERVED: return "reserved header bits set";
   case TW_ETRUNC: return "truncated packet at end of input";
+  case TW_ECONNRESET: return "packet cut by a disconnect";
   default: return tw_strerror(reason);
   }
 }
@@ -130,6 +142,13 @@ static int fill(struct tw_reader *r, int timeout_ms)
     r->start = 0;
   }
   int n = tw_conn_read(r->src, r->buf + r->end, r->cap - r->end, timeout_ms);
+  if (r->src->disconnects != r->disconnects) {
+    /* the transport returns no byte of the next connection in the call
+     * that reports the disconnect, so everything up to end is before it */
+    r->disconnects = r->src->disconnects;
+    r->cut = r->end > r->start || r->skipping;
+    r->cut_off = r->base + r->end;
+  }
   if (n == TW_EOF) {
     r->eof = 1;
     return 0;
@@ -144,13 +163,13 @@ static int fill(struct tw_reader *r, int timeout_ms)
 }
 
 /* 1: padding of *len bytes at start; 0: not padding; TW_EAGAIN: need bytes. */
-static int padding(struct tw_reader *r, uint32_t w, size_t *len)
+static int padding(struct tw_reader *r, uint32_t w, size_t avail, int edge, size_t *len)
 {
-  size_t n = w & 0x7FFFFFFu, avail = r->end - r->start, next;
+  size_t n = w & 0x7FFFFFFu, next;
   if (!r->in_sync || (w & 0x08000000u) || n < 4 || (n & 3u) || n > r->max_pkt)
     return 0;
-  if (avail < n + 4 && !(r->eof && avail >= n))
-    return r->eof ? 0 : TW_EAGAIN;
+  if (avail < n + 4 && !(edge && avail >= n))
+    return edge ? 0 : TW_EAGAIN;
   if (n >= 8 && tw_load_be32(r->buf + r->start + n - 4) == tw_pkt_footer((uint32_t)n))
     return 0;
   if (avail >= n + 4) {
@@ -189,13 +208,23 @@ static void flush_skip(struct tw_reader *r)
 int tw_reader_next(struct tw_reader *r, struct tw_pkt *pkt, int timeout_ms)
 {
   for (;;) {
-    size_t avail = r->end - r->start, len;
+    if (r->cut && r->base + r->start >= r->cut_off) {
+      flush_skip(r); /* a damaged region ends at the cut */
+      r->cut = 0;
+      r->in_sync = 0;
+    }
+    /* edge: no more bytes will come for a candidate (end of input, or a
+     * disconnect cut the stream at cut_off) */
+    size_t avail = r->cut ? (size_t)(r->cut_off - r->base - r->start) : r->end - r->start, len;
+    int edge = r->eof || r->cut, short_reason = r->cut ? TW_ECONNRESET : TW_ETRUNC;
     if (avail < 4) {
-      if (r->eof) {
+      if (edge) {
         if (avail > 0) {
-          reject(r, TW_ETRUNC);
-          r->start = r->end;
+          reject(r, short_reason);
+          r->start += avail - 1;
         }
+        if (r->cut)
+          continue;
         flush_skip(r);
         return TW_EOF;
       }
@@ -206,7 +235,7 @@ int tw_reader_next(struct tw_reader *r, struct tw_pkt *pkt, int timeout_ms)
     }
     uint32_t w = tw_load_be32(r->buf + r->start);
     if (w >> 28 == TW_PKT_INVALID_DATA) {
-      int pad = padding(r, w, &len);
+      int pad = padding(r, w, avail, edge, &len);
       if (pad == TW_EAGAIN) {
         int rc = fill(r, timeout_ms);
         if (rc < 0)
@@ -225,8 +254,8 @@ int tw_reader_next(struct tw_reader *r, struct tw_pkt *pkt, int timeout_ms)
       continue;
     }
     if (avail < len) {
-      if (r->eof) {
-        reject(r, TW_ETRUNC);
+      if (edge) {
+        reject(r, short_reason);
         continue;
       }
       int rc = fill(r, timeout_ms);

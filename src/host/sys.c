@@ -8,7 +8,7 @@
 static int sys_open(const char *path, int flags, int mode) { return open(path, flags, mode); }
 
 const struct tw_sys tw_sys_default = {
-  .iVersion = 2,
+  .iVersion = 3,
   .open = sys_open,
   .close = close,
   .read = read,
@@ -29,6 +29,7 @@ const struct tw_sys tw_sys_default = {
   .lseek = lseek,
   .clock_gettime = clock_gettime,
   .ftruncate = ftruncate,
+  .getsockopt = getsockopt,
 };
 
 const struct tw_sys *tw_sys = &tw_sys_default;

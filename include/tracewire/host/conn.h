@@ -49,15 +49,24 @@ struct tw_conn {
   char err[256];           /* last error with context */
   unsigned long long nread; /* stream bytes delivered so far */
   int bound_port;          /* listening transports: the local port */
-  /* Listening transports (tcp-listen): when set, a target that goes away
-   * (end of stream, connection reset) is not the end: the connection is
-   * closed, counted, and the next read accepts the next target. Bytes in
-   * flight at the disconnect are lost; the reader reports the cut packet
-   * as skipped bytes and the decoder the missing ones as packet/event
-   * sequence gaps, so the loss is never silent. */
+  /* Reconnect mode (tcp, tcp-listen, serial; `record --reconnect`): when
+   * set, a target that goes away (end of stream, connection reset, a
+   * serial device that vanished) is not the end: the connection is closed,
+   * counted, and later reads wait for the target to come back (tcp-listen
+   * accepts the next connection, tcp connects again, serial re-opens the
+   * device), returning TW_EAGAIN meanwhile; writes return TW_ENOTCONN.
+   * Bytes in flight at the disconnect are lost; the reader reports the cut
+   * packet as skipped bytes and the decoder the missing ones as packet/event
+   * sequence gaps, so the loss is never silent. Set it after opening. */
   int reconnect;
   unsigned long long disconnects;   /* targets that went away (reconnect mode) */
   unsigned long long disconnect_at; /* stream offset of the last disconnect */
+  /* Connections established so far: 1 from the open for transports that
+   * are connected when opened (files and UDP included), 0 for tcp-listen
+   * until a target connects; each reconnection adds one. A value that grew
+   * means "a target (re)appeared": the owner re-sends its start-up
+   * commands. Connected now: connects > disconnects. */
+  unsigned long long connects;
 };
 
 /* Open by URI (see above). 0 and *out set, or a TW_E* code with a message in
@@ -89,6 +98,11 @@ int tw_conn_twt_open(const char *path, int source_id, struct tw_conn **out, char
 /* Bytes in memory (not copied; must outlive the source). */
 int tw_conn_mem_open(const void *data, size_t len, struct tw_conn **out);
 
+/* 1 when a target is connected now (always for transports without a
+ * connection: files, UDP), 0 while waiting for one (reconnect mode, or
+ * tcp-listen before the first target). */
+int tw_conn_connected(const struct tw_conn *s);
+
 /* The port a listening source is bound to (0 if not listening). */
 int tw_conn_bound_port(const struct tw_conn *s);
 
@@ -98,5 +112,24 @@ int tw__conn_errno(struct tw_conn *s, const char *what); /* sets err, returns TW
 int tw__fd_wait(struct tw_conn *s, int fd, short events, int timeout_ms);
 int tw__fd_write_all(struct tw_conn *s, int fd, const void *buf, size_t n);
 int tw__fd_read(struct tw_conn *s, int fd, void *buf, size_t cap, int timeout_ms);
+/* Reconnect mode: close s->fd, count the disconnect, say so in s->err
+ * ("target disconnected at stream byte N (why); then"). */
+void tw__conn_lost(struct tw_conn *s, const char *why, const char *then);
+/* Retry pacing for transports that reconnect: the delay between attempts
+ * doubles from 50 ms to 1 s, so a dead target costs a few calls a second. */
+struct tw__backoff {
+  unsigned long long next_ns; /* monotonic time of the next attempt (0: now) */
+  unsigned delay_ms;          /* after the next failure (0: the first) */
+  unsigned long long failures; /* since the last success */
+};
+void tw__backoff_failed(struct tw__backoff *b);
+void tw__backoff_reset(struct tw__backoff *b);
+/* Sleep until the next attempt is due or until deadline_ns (monotonic;
+ * 0: no deadline) comes first. 0 when an attempt is due, else TW_EAGAIN. */
+int tw__backoff_wait(const struct tw__backoff *b, unsigned long long deadline_ns);
+/* The monotonic deadline of a read's timeout (0 for -1: none). */
+unsigned long long tw__deadline(int timeout_ms);
+/* Milliseconds left until deadline_ns (-1 for none, 0 when past). */
+int tw__ms_left(unsigned long long deadline_ns);
 
 #endif

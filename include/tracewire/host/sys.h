@@ -27,7 +27,7 @@
 #include <time.h>
 
 struct tw_sys {
-  int iVersion; /* 2 */
+  int iVersion; /* 3 */
   /* valid since version 1 */
   int (*open)(const char *path, int flags, int mode);
   int (*close)(int fd);
@@ -50,6 +50,8 @@ struct tw_sys {
   int (*clock_gettime)(clockid_t id, struct timespec *ts);
   /* valid since version 2 */
   int (*ftruncate)(int fd, off_t len);
+  /* valid since version 3: a non-blocking connect's outcome (SO_ERROR) */
+  int (*getsockopt)(int fd, int level, int name, void *val, socklen_t *len);
 };
 
 extern const struct tw_sys tw_sys_default;
