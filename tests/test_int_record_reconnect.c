@@ -1,0 +1,740 @@
+/*
+ * `tracewire record --reconnect` against a target that goes away and comes
+ * back, the way a board does when it resets, run in-process (tw_cli) with
+ * a fake target in a thread that behaves like the firmware's command
+ * service: it answers GET_INFO, SET_MASK and START, and streams only after
+ * START. Every case checks that record sent the start-up commands again to
+ * the returning target, and the recovered trace accounts for the loss
+ * exactly: the cut packet as skipped bytes, the missing packets and their
+ * events as sequence gaps, nothing unexplained.
+ *   - tcp://: the target's server resets the connection mid-packet, stops
+ *     listening (connection refused) for a while, then listens again;
+ *   - tcp-listen://: the target resets and connects again;
+ *   - serial://: the device read fails with EIO, the device node is gone
+ *     (open: ENOENT) a few times, then opens again (fault injection through
+ *     tw_sys on a pty);
+ *   - tcp:// with a target that never comes back: --duration still ends
+ *     the recording, exit 0, the disconnect reported, the reconnect
+ *     attempts paced by the backoff.
+ * The fake target waits until record has read everything it sent before
+ * it cuts the link (record's reads are counted through tw_sys), so the
+ * loss is exactly what the test chose, not what the scheduler allowed.
+ */
+// tw-test-libs: tw_cli
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <cmocka.h>
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include "cli.h"
+#include "host/helpers.h"
+#include "tracewire/cmd.h"
+#include "tracewire/host/conn_twt.h"
+#include "tracewire/host/sys.h"
+#include "tracewire/host/trace_file.h"
+#include "tracewire/error.h"
+
+static struct tw_sys fault;
+static char dir[64], twt[96], errpath[96];
+static struct stream_buf S;
+static const size_t cut_pkt = 80, resume_pkt = 83; /* packets 80..82 never arrive whole */
+
+/* ---- what record did, seen through tw_sys ------------------------------- */
+
+static unsigned long long rx_bytes;  /* record's reads from its source (atomic) */
+static unsigned connect_calls;       /* atomic */
+static int listen_port;              /* tcp-listen: the port record bound (atomic) */
+
+static ssize_t count_read(int fd, void *buf, size_t n)
+{
+  ssize_t k = read(fd, buf, n);
+  if (k > 0)
+    __atomic_add_fetch(&rx_bytes, (unsigned long long)k, __ATOMIC_RELEASE);
+  return k;
+}
+
+static int count_connect(int fd, const struct sockaddr *a, socklen_t len)
+{
+  __atomic_add_fetch(&connect_calls, 1, __ATOMIC_RELAXED);
+  return connect(fd, a, len);
+}
+
+static int bind_seen_port(int fd, const struct sockaddr *a, socklen_t len)
+{
+  int rc = bind(fd, a, len);
+  struct sockaddr_in got;
+  socklen_t gl = sizeof got;
+  if (rc == 0 && getsockname(fd, (struct sockaddr *)&got, &gl) == 0 && got.sin_family == AF_INET)
+    __atomic_store_n(&listen_port, ntohs(got.sin_port), __ATOMIC_RELEASE);
+  return rc;
+}
+
+/* ---- the fake target ----------------------------------------------------- */
+
+struct target {
+  unsigned gets, masks, starts, stops; /* commands received, all connections */
+  unsigned long long tx;               /* bytes sent to record, all connections */
+  int failed;                          /* what went wrong, for the main thread */
+  char why[128];
+};
+static struct target T;
+
+static unsigned long long now_ms(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (unsigned long long)ts.tv_sec * 1000u + (unsigned long long)ts.tv_nsec / 1000000u;
+}
+
+static void target_fail(const char *why)
+{
+  if (!T.failed)
+    snprintf(T.why, sizeof T.why, "fake target: %s (errno %d)", why, errno);
+  T.failed = 1;
+}
+
+/* n bytes within deadline; a pty master reads EIO while no slave is open
+ * (record re-opening it): wait, like for "nothing yet". */
+static int read_full(int fd, uint8_t *p, size_t n, unsigned long long deadline)
+{
+  while (n) {
+    if (now_ms() >= deadline)
+      return -1;
+    struct pollfd pf = {.fd = fd, .events = POLLIN};
+    if (poll(&pf, 1, 20) <= 0)
+      continue;
+    ssize_t k = read(fd, p, n);
+    if (k == 0)
+      return -1;
+    if (k < 0) {
+      if (errno == EIO || errno == EAGAIN || errno == EINTR) {
+        usleep(10000);
+        continue;
+      }
+      return -1;
+    }
+    p += k;
+    n -= (size_t)k;
+  }
+  return 0;
+}
+
+static int write_all(int fd, const uint8_t *p, size_t n)
+{
+  T.tx += n;
+  while (n) {
+    ssize_t k = write(fd, p, n);
+    if (k < 0 && errno == EINTR)
+      continue;
+    if (k <= 0)
+      return -1;
+    p += k;
+    n -= (size_t)k;
+  }
+  return 0;
+}
+
+static void reply(int fd, const tw_pkt_hdr *cmd, enum tw_msg_type type, const uint32_t *body,
+                  size_t nbody)
+{
+  uint8_t m[256];
+  uint32_t len = TW_MSG_HDR_BYTES + 4 * (uint32_t)nbody + TW_FOOTER_BYTES;
+  tw_pkt_hdr h;
+  tw_pkt_init_msg(&h, TW_ENDIAN_NATIVE, type, len, tw_pkt_get_service_id(cmd), tw_pkt_get_seq(cmd),
+                  tw_pkt_get_cmd_id(cmd), tw_pkt_get_tag(cmd), tw_pkt_get_src(cmd), TW_ADDR_DEFAULT);
+  memcpy(m, &h, sizeof h);
+  for (size_t i = 0; i < nbody; i++)
+    tw_store_be32(m + TW_MSG_HDR_BYTES + 4 * i, body[i]);
+  tw_store_be32(m + len - 4, tw_pkt_footer(len));
+  if (write_all(fd, m, len) < 0)
+    target_fail("reply");
+}
+
+/* Answer commands until `until` (answered) or the deadline: 0 on `until`. */
+static int serve_until(int fd, uint16_t until, int timeout_ms)
+{
+  unsigned long long deadline = now_ms() + (unsigned long long)timeout_ms;
+  for (;;) {
+    uint8_t m[TW_MSG_MAX_BYTES + 1];
+    struct tw_pkt pkt;
+    if (read_full(fd, m, 4, deadline) < 0)
+      return -1;
+    uint32_t len = (tw_load_be32(m) >> 16) & 0x7FFu;
+    if (len < TW_MSG_HDR_BYTES + TW_FOOTER_BYTES || read_full(fd, m + 4, len - 4, deadline) < 0 ||
+        tw_pkt_parse(m, len, 0, &pkt) != (int)len || pkt.hdr_type != TW_PKT_MSG ||
+        tw_pkt_get_msg_type(&pkt.hdr) != TW_MSG_CMD) {
+      target_fail("not a command message");
+      return -1;
+    }
+    uint32_t info[TW_INFO_WORDS] = {0}, mask;
+    switch (tw_pkt_get_cmd_id(&pkt.hdr)) {
+    case TW_LCMD_GET_INFO:
+      T.gets++;
+      info[TW_INFO_ENDPOINT] = TW_ADDR_DEFAULT; /* the synthetic stream's endpoint */
+      info[TW_INFO_TS_FREQ_HZ] = 1000000;       /* and its clock */
+      reply(fd, &pkt.hdr, TW_MSG_RESULT, info, TW_INFO_WORDS);
+      break;
+    case TW_LCMD_SET_MASK:
+      T.masks++;
+      mask = pkt.payload_len >= 4 ? tw_load_be32(pkt.payload) : 0;
+      reply(fd, &pkt.hdr, TW_MSG_RESULT, &mask, 1);
+      break;
+    case TW_LCMD_START:
+      T.starts++;
+      reply(fd, &pkt.hdr, TW_MSG_ACK, NULL, 0);
+      break;
+    case TW_LCMD_STOP:
+      T.stops++;
+      reply(fd, &pkt.hdr, TW_MSG_ACK, NULL, 0);
+      break;
+    default:
+      target_fail("unexpected command");
+      return -1;
+    }
+    if (tw_pkt_get_cmd_id(&pkt.hdr) == until)
+      return 0;
+  }
+}
+
+static int serve_until_start(int fd, int timeout_ms)
+{
+  return serve_until(fd, TW_LCMD_START, timeout_ms);
+}
+
+/* Until record has read all T.tx bytes: then cutting the link loses
+ * exactly what the test did not send. */
+static void wait_received(void)
+{
+  unsigned long long deadline = now_ms() + 10000;
+  while (__atomic_load_n(&rx_bytes, __ATOMIC_ACQUIRE) < T.tx)
+    if (now_ms() > deadline) {
+      target_fail("record did not read what was sent");
+      return;
+    } else {
+      usleep(2000);
+    }
+}
+
+static void reset_close(int fd)
+{
+  struct linger lg = {.l_onoff = 1, .l_linger = 0};
+  setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
+  close(fd);
+}
+
+/* Part one: the stream up to half of packet cut_pkt; part two: from
+ * packet resume_pkt to the end. */
+static int send_part1(int fd)
+{
+  return write_all(fd, S.data, S.off[cut_pkt] + S.plen[cut_pkt] / 2);
+}
+
+static int send_part2(int fd)
+{
+  return write_all(fd, S.data + S.off[resume_pkt], S.len - S.off[resume_pkt]);
+}
+
+static int listen_on(int port)
+{
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
+  struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (bind(fd, (struct sockaddr *)&a, sizeof a) != 0 || listen(fd, 4) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+static int port_of(int fd)
+{
+  struct sockaddr_in a;
+  socklen_t len = sizeof a;
+  getsockname(fd, (struct sockaddr *)&a, &len);
+  return ntohs(a.sin_port);
+}
+
+static int accept_within(int lfd, int timeout_ms)
+{
+  struct pollfd pf = {.fd = lfd, .events = POLLIN};
+  if (poll(&pf, 1, timeout_ms) != 1)
+    return -1;
+  return accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+}
+
+static int connect_to(int port)
+{
+  struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  for (int i = 0; i < 300; i++) {
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (connect(fd, (struct sockaddr *)&a, sizeof a) == 0)
+      return fd;
+    close(fd);
+    usleep(10000);
+  }
+  return -1;
+}
+
+/* ---- record, run in-process ---------------------------------------------- */
+
+static int run_record(int argc, char **argv)
+{
+  fflush(stderr);
+  int saved = dup(2), fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  assert_true(saved >= 0 && fd >= 0);
+  dup2(fd, 2);
+  close(fd);
+  optind = 1;
+  int rc = tw_cli_record(argc, argv);
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  return rc;
+}
+
+static char *slurp(const char *p)
+{
+  FILE *f = fopen(p, "rb");
+  assert_non_null(f);
+  char *b = calloc(1, 1 << 20);
+  size_t n = fread(b, 1, (1 << 20) - 1, f);
+  b[n] = 0;
+  fclose(f);
+  return b;
+}
+
+struct chunks {
+  unsigned notes_down, notes_up, infos, ends;
+};
+
+static struct chunks count_chunks(void)
+{
+  struct chunks k = {0};
+  struct tw_twt_reader *r;
+  struct tw_twt_chunk c;
+  char err[256];
+  assert_int_equal(tw_twt_open(twt, &r, err, sizeof err), 0);
+  while (tw_twt_next(r, &c) == 1) {
+    k.infos += c.type == TW_TWT_INFO;
+    k.ends += c.type == TW_TWT_END;
+    if (c.type == TW_TWT_NOTE) {
+      k.notes_down += memmem(c.data, c.len, "target disconnected at stream byte", 34) != NULL;
+      k.notes_up += memmem(c.data, c.len, "target connected again", 22) != NULL;
+    }
+  }
+  tw_twt_close_reader(r);
+  return k;
+}
+
+/* Decode the trace; *out gets the stats of stream 0, *skipped the reader's. */
+static void decode_trace(struct tw_stream_stats *out, unsigned long long *skipped,
+                         unsigned long long *events, size_t *loss_diags)
+{
+  struct tw_conn *src;
+  struct tw_reader *rd;
+  struct tw_decoder *d;
+  struct text got;
+  char err[256];
+  memset(&got, 0, sizeof got);
+  assert_int_equal(tw_conn_twt_open(twt, -1, &src, err, sizeof err), 0);
+  assert_int_equal(tw_reader_open(&rd, src, NULL), 0);
+  assert_int_equal(tw_decoder_open(&d, NULL), 0);
+  got.d = d;
+  tw_decoder_on_event(d, text_event, &got);
+  tw_decoder_on_diag(d, text_diag, &got);
+  assert_int_equal(tw_decoder_run(d, rd), 0);
+  assert_true(tw_decoder_nstreams(d) >= 1);
+  *out = *tw_decoder_stream(d, 0);
+  *skipped = tw_reader_stats(rd)->skipped;
+  *events = got.events;
+  *loss_diags = count_diags(&got, TW_DIAG_PKT_LOSS);
+  tw_decoder_close(d);
+  tw_reader_close(rd);
+  tw_conn_close(src);
+  free(got.buf);
+}
+
+/* Packets cut_pkt..resume_pkt-1 are lost, half of cut_pkt arrived: the
+ * trace must say exactly that. */
+static void assert_loss_exact(void)
+{
+  struct tw_stream_stats st;
+  unsigned long long skipped, events;
+  size_t loss_diags;
+  decode_trace(&st, &skipped, &events, &loss_diags);
+  assert_int_equal(st.pkts_lost, resume_pkt - cut_pkt);
+  /* the events those packets carried, from the generator's own count */
+  unsigned long long lost = (uint16_t)(S.seq_before[resume_pkt] - S.seq_before[cut_pkt]);
+  unsigned long long ring_in_gap = S.drops_before[resume_pkt] - S.drops_before[cut_pkt];
+  assert_int_equal(st.events_lost + st.unexplained, lost);
+  assert_int_equal(st.unexplained, 0);
+  assert_int_equal(st.ring_drops + ring_in_gap, S.drops_before[S.npkts]);
+  assert_int_equal(skipped, S.plen[cut_pkt] / 2);
+  assert_int_equal(loss_diags, 1);
+  assert_true(events > 0);
+}
+
+static void assert_target_ok(void)
+{
+  if (T.failed)
+    fail_msg("%s", T.why);
+}
+
+static int setup(void **state)
+{
+  (void)state;
+  struct tw_synth_cfg cfg = { .names = 1, .pkt_bytes = 300, .drop_every = 40 };
+  synth_stream(&S, 200, &cfg);
+  snprintf(dir, sizeof dir, "/tmp/tw_reconn_XXXXXX");
+  assert_non_null(mkdtemp(dir));
+  snprintf(twt, sizeof twt, "%s/out.twt", dir);
+  snprintf(errpath, sizeof errpath, "%s/stderr.txt", dir);
+  fault = tw_sys_default;
+  fault.read = count_read;
+  fault.connect = count_connect;
+  memset(&T, 0, sizeof T);
+  rx_bytes = 0;
+  connect_calls = 0;
+  listen_port = 0;
+  signal(SIGPIPE, SIG_IGN);
+  return 0;
+}
+
+static int teardown(void **state)
+{
+  (void)state;
+  tw_sys_set(NULL);
+  unlink(twt);
+  unlink(errpath);
+  rmdir(dir);
+  free(S.data);
+  return 0;
+}
+
+/* ---- tcp:// ---------------------------------------------------------------- */
+
+static int tcp_lfd;
+
+static void *tcp_server_target(void *arg)
+{
+  (void)arg;
+  int port = port_of(tcp_lfd);
+  int fd = accept_within(tcp_lfd, 5000);
+  if (fd < 0 || serve_until_start(fd, 5000) < 0 || send_part1(fd) < 0) {
+    target_fail("first connection");
+    return NULL;
+  }
+  wait_received();
+  /* the board resets: its server goes first (so record's next attempt is
+   * refused, not queued), then the connection, mid-packet */
+  close(tcp_lfd);
+  reset_close(fd);
+  usleep(600000); /* booting: connection refused */
+  if ((tcp_lfd = listen_on(port)) < 0) {
+    target_fail("listen again");
+    return NULL;
+  }
+  fd = accept_within(tcp_lfd, 5000);
+  if (fd < 0 || serve_until_start(fd, 5000) < 0 || send_part2(fd) < 0) {
+    target_fail("second connection: no START");
+    return NULL;
+  }
+  wait_received();
+  close(tcp_lfd);
+  tcp_lfd = -1;
+  close(fd); /* the end: record reconnects in vain until --idle */
+  return NULL;
+}
+
+static void tcp_target_reset_refused_back(void **state)
+{
+  (void)state;
+  pthread_t t;
+  tcp_lfd = listen_on(0);
+  assert_true(tcp_lfd >= 0);
+  char uri[64];
+  snprintf(uri, sizeof uri, "tcp://127.0.0.1:%d", port_of(tcp_lfd));
+  tw_sys_set(&fault);
+  assert_int_equal(pthread_create(&t, NULL, tcp_server_target, NULL), 0);
+  char *argv[] = {"record", "--from", uri, "-o", twt, "-q", "--mask", "0xffff",
+                  "--reconnect", "--idle", "2", NULL};
+  unsigned long long t0 = now_ms();
+  int rc = run_record(11, argv);
+  unsigned long long took = now_ms() - t0;
+  pthread_join(t, NULL);
+  tw_sys_set(NULL);
+  if (tcp_lfd >= 0)
+    close(tcp_lfd);
+  assert_target_ok();
+  assert_int_equal(rc, TW_EXIT_OK);
+  /* the start-up commands went to both sessions of the target */
+  assert_int_equal(T.gets, 2);
+  assert_int_equal(T.masks, 2);
+  assert_int_equal(T.starts, 2);
+  assert_int_equal(T.stops, 0); /* gone at the end: nobody to stop */
+  /* refused attempts were paced: the first connect, a handful while the
+   * server was down (600 ms) and while --idle ran out (2 s) */
+  assert_in_range(connect_calls, 4, 25);
+  assert_true(took < 10000);
+  char *e = slurp(errpath);
+  assert_non_null(strstr(e, "target disconnected at stream byte"));
+  assert_non_null(strstr(e, "target connected again"));
+  free(e);
+  struct chunks k = count_chunks();
+  assert_int_equal(k.notes_up, 1);
+  assert_int_equal(k.notes_down, 2); /* the reset and the final close */
+  assert_int_equal(k.infos, 2);
+  assert_int_equal(k.ends, 1);
+  assert_loss_exact();
+}
+
+/* ---- tcp-listen:// --------------------------------------------------------- */
+
+static void *tcp_client_target(void *arg)
+{
+  (void)arg;
+  unsigned long long deadline = now_ms() + 5000;
+  int port;
+  while (!(port = __atomic_load_n(&listen_port, __ATOMIC_ACQUIRE)) && now_ms() < deadline)
+    usleep(1000);
+  int fd = connect_to(port);
+  if (fd < 0 || serve_until_start(fd, 5000) < 0 || send_part1(fd) < 0) {
+    target_fail("first connection");
+    return NULL;
+  }
+  wait_received();
+  reset_close(fd);
+  usleep(100000);
+  fd = connect_to(port);
+  if (fd < 0 || serve_until_start(fd, 5000) < 0 || send_part2(fd) < 0) {
+    target_fail("second connection: no START");
+    return NULL;
+  }
+  wait_received();
+  close(fd);
+  return NULL;
+}
+
+static void tcp_listen_target_reconnects_gets_start(void **state)
+{
+  (void)state;
+  pthread_t t;
+  fault.bind = bind_seen_port;
+  tw_sys_set(&fault);
+  assert_int_equal(pthread_create(&t, NULL, tcp_client_target, NULL), 0);
+  char *argv[] = {"record", "--from", "tcp-listen://:0", "-o", twt, "-q", "--reconnect",
+                  "--idle", "1", NULL};
+  int rc = run_record(9, argv);
+  pthread_join(t, NULL);
+  tw_sys_set(NULL);
+  assert_target_ok();
+  assert_int_equal(rc, TW_EXIT_OK);
+  assert_int_equal(T.gets, 2);
+  assert_int_equal(T.masks, 0); /* no --mask */
+  assert_int_equal(T.starts, 2);
+  struct chunks k = count_chunks();
+  assert_int_equal(k.notes_up, 1);
+  assert_int_equal(k.notes_down, 2);
+  assert_int_equal(k.infos, 2);
+  assert_loss_exact();
+}
+
+/* ---- serial:// ------------------------------------------------------------- */
+
+static char pts[64];
+static int serial_fd = -1;      /* record's descriptor of the device (atomic) */
+static int serial_opens;        /* successful opens of pts (atomic) */
+static int enoent_left;         /* opens still to fail (atomic) */
+static unsigned long long eio_at; /* rx_bytes at which the device "goes away" (0: done) */
+
+static int serial_open(const char *p, int flags, int mode)
+{
+  if (strcmp(p, pts) == 0) {
+    if (__atomic_load_n(&enoent_left, __ATOMIC_ACQUIRE) > 0) {
+      __atomic_sub_fetch(&enoent_left, 1, __ATOMIC_ACQ_REL);
+      errno = ENOENT; /* the USB device is re-enumerating */
+      return -1;
+    }
+    int fd = open(p, flags, mode);
+    if (fd >= 0) {
+      __atomic_store_n(&serial_fd, fd, __ATOMIC_RELEASE);
+      __atomic_add_fetch(&serial_opens, 1, __ATOMIC_ACQ_REL);
+    }
+    return fd;
+  }
+  return tw_sys_default.open(p, flags, mode);
+}
+
+static int device_gone_now(int fd)
+{
+  unsigned long long at = __atomic_load_n(&eio_at, __ATOMIC_ACQUIRE);
+  return at && fd == __atomic_load_n(&serial_fd, __ATOMIC_ACQUIRE) &&
+         __atomic_load_n(&rx_bytes, __ATOMIC_ACQUIRE) >= at;
+}
+
+/* A device that disappears wakes its reader (POLLERR), whose read fails. */
+static int serial_poll(struct pollfd *fds, nfds_t n, int timeout_ms)
+{
+  if (n == 1 && device_gone_now(fds[0].fd)) {
+    fds[0].revents = POLLIN | POLLERR;
+    return 1;
+  }
+  return poll(fds, n, timeout_ms);
+}
+
+static ssize_t serial_read(int fd, void *buf, size_t n)
+{
+  if (device_gone_now(fd)) {
+    __atomic_store_n(&eio_at, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&enoent_left, 3, __ATOMIC_RELEASE);
+    errno = EIO;
+    return -1;
+  }
+  return count_read(fd, buf, n);
+}
+
+static int pty_master;
+
+static void *serial_target(void *arg)
+{
+  (void)arg;
+  if (serve_until_start(pty_master, 5000) < 0)
+    return target_fail("first session: no START"), NULL;
+  /* the device goes away once record has read all of part one */
+  __atomic_store_n(&eio_at, T.tx + S.off[cut_pkt] + S.plen[cut_pkt] / 2, __ATOMIC_RELEASE);
+  if (send_part1(pty_master) < 0)
+    return target_fail("part 1"), NULL;
+  unsigned long long deadline = now_ms() + 5000;
+  while (__atomic_load_n(&serial_opens, __ATOMIC_ACQUIRE) < 2 && now_ms() < deadline)
+    usleep(2000);
+  if (serve_until_start(pty_master, 5000) < 0 || send_part2(pty_master) < 0)
+    return target_fail("second session: no START"), NULL;
+  wait_received();
+  if (serve_until(pty_master, TW_LCMD_STOP, 5000) < 0)
+    target_fail("no STOP at the end");
+  return NULL;
+}
+
+static void serial_device_gone_reopened(void **state)
+{
+  (void)state;
+  pty_master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+  assert_true(pty_master >= 0);
+  assert_int_equal(grantpt(pty_master), 0);
+  assert_int_equal(unlockpt(pty_master), 0);
+  snprintf(pts, sizeof pts, "%s", ptsname(pty_master));
+  serial_fd = -1;
+  serial_opens = enoent_left = 0;
+  eio_at = 0;
+  fault.open = serial_open;
+  fault.poll = serial_poll;
+  fault.read = serial_read;
+  tw_sys_set(&fault);
+  char uri[96];
+  snprintf(uri, sizeof uri, "serial://%s", pts);
+  pthread_t t;
+  assert_int_equal(pthread_create(&t, NULL, serial_target, NULL), 0);
+  char *argv[] = {"record", "--from", uri, "-o", twt, "-q", "--reconnect", "--idle", "1", NULL};
+  int rc = run_record(9, argv);
+  pthread_join(t, NULL);
+  tw_sys_set(NULL);
+  close(pty_master);
+  assert_target_ok();
+  assert_int_equal(rc, TW_EXIT_OK);
+  assert_int_equal(serial_opens, 2);
+  assert_int_equal(enoent_left, 0); /* all three failed opens were tried */
+  assert_int_equal(T.gets, 2);
+  assert_int_equal(T.starts, 2);
+  assert_int_equal(T.stops, 1); /* to the device as re-opened */
+  char *e = slurp(errpath);
+  assert_non_null(strstr(e, "target disconnected at stream byte"));
+  assert_non_null(strstr(e, "re-opening the device"));
+  free(e);
+  struct chunks k = count_chunks();
+  assert_int_equal(k.notes_up, 1);
+  assert_int_equal(k.notes_down, 1);
+  assert_int_equal(k.infos, 2);
+  assert_loss_exact();
+}
+
+/* ---- a target that never comes back ----------------------------------------- */
+
+static void *vanishing_target(void *arg)
+{
+  (void)arg;
+  int fd = accept_within(tcp_lfd, 5000);
+  if (fd < 0 || serve_until_start(fd, 5000) < 0 || write_all(fd, S.data, S.off[10]) < 0)
+    return target_fail("the only connection"), NULL;
+  wait_received();
+  close(tcp_lfd);
+  tcp_lfd = -1;
+  close(fd);
+  return NULL;
+}
+
+static void tcp_target_never_back_duration_ends(void **state)
+{
+  (void)state;
+  pthread_t t;
+  tcp_lfd = listen_on(0);
+  assert_true(tcp_lfd >= 0);
+  char uri[64];
+  snprintf(uri, sizeof uri, "tcp://127.0.0.1:%d", port_of(tcp_lfd));
+  tw_sys_set(&fault);
+  assert_int_equal(pthread_create(&t, NULL, vanishing_target, NULL), 0);
+  char *argv[] = {"record", "--from", uri, "-o", twt, "-q", "--reconnect", "--duration", "2",
+                  NULL};
+  unsigned long long t0 = now_ms();
+  int rc = run_record(9, argv);
+  unsigned long long took = now_ms() - t0;
+  pthread_join(t, NULL);
+  tw_sys_set(NULL);
+  if (tcp_lfd >= 0)
+    close(tcp_lfd);
+  assert_target_ok();
+  assert_int_equal(rc, TW_EXIT_OK);
+  assert_in_range(took, 1900, 4000);
+  assert_int_equal(T.starts, 1);
+  assert_int_equal(T.stops, 0); /* not connected at the end: STOP is not tried */
+  /* ~1.8 s of refused attempts at 50, 100, 200, 400, 800, 1000 ms: a few */
+  assert_in_range(connect_calls, 3, 12);
+  char *e = slurp(errpath);
+  assert_non_null(strstr(e, "target disconnected at stream byte"));
+  assert_null(strstr(e, "error"));
+  free(e);
+  struct chunks k = count_chunks();
+  assert_int_equal(k.notes_down, 1);
+  assert_int_equal(k.notes_up, 0);
+  assert_int_equal(k.ends, 1); /* closed cleanly */
+  struct tw_stream_stats st;
+  unsigned long long skipped, events;
+  size_t loss_diags;
+  decode_trace(&st, &skipped, &events, &loss_diags);
+  assert_int_equal(skipped, 0);
+  assert_int_equal(st.pkts_lost, 0);
+  assert_true(events > 0);
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test_setup_teardown(tcp_target_reset_refused_back, setup, teardown),
+    cmocka_unit_test_setup_teardown(tcp_listen_target_reconnects_gets_start, setup, teardown),
+    cmocka_unit_test_setup_teardown(serial_device_gone_reopened, setup, teardown),
+    cmocka_unit_test_setup_teardown(tcp_target_never_back_duration_ends, setup, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
