@@ -304,6 +304,103 @@ static void random_damage_is_survived(void **state)
   free(s.data);
 }
 
+/* ---- a disconnect cuts the stream ---------------------------------------- */
+
+/* A transport in reconnect mode: reads return the segments in turn; a
+ * segment of length 0 is a disconnect (counted, TW_EAGAIN), as
+ * conn_tcp.c and conn_tcp_listen.c report one. */
+struct script {
+  struct tw_conn c;
+  const uint8_t *seg[4];
+  size_t len[4], n, i;
+};
+
+static int script_read(struct tw_conn *c, void *buf, size_t cap, int timeout_ms)
+{
+  (void)timeout_ms;
+  struct script *s = (struct script *)c;
+  if (s->i == s->n)
+    return TW_EOF;
+  size_t k = s->len[s->i];
+  if (!k) {
+    s->i++;
+    c->disconnects++;
+    c->disconnect_at = c->nread;
+    return TW_EAGAIN;
+  }
+  assert_true(k <= cap);
+  memcpy(buf, s->seg[s->i++], k);
+  c->nread += k;
+  return (int)k;
+}
+
+static void script_close(struct tw_conn *c) { (void)c; }
+
+static const struct tw_conn_ops script_ops = {
+  .scheme = "script", .read = script_read, .close = script_close,
+};
+
+static void disconnect_cuts_partial_packet(void **state)
+{
+  (void)state;
+  struct stream_buf s;
+  struct tw_synth_cfg cfg = { .names = 1, .pkt_bytes = 200 };
+  synth_stream(&s, 6, &cfg);
+  /* what a target sends first on its new connection: a command reply */
+  uint8_t msg[24];
+  tw_pkt_hdr h;
+  tw_pkt_init_msg(&h, TW_ENDIAN_NATIVE, TW_MSG_ACK, sizeof msg, 1, 7, 1, 9, TW_ADDR_HOST, 1);
+  memcpy(msg, &h, sizeof h);
+  tw_store_be32(msg + 16, 0);
+  tw_store_be32(msg + 20, tw_pkt_footer(sizeof msg));
+  /* the bytes of packet 2 that arrived before the link went down */
+  const size_t cuts[] = {s.plen[2] / 2, 3, 0};
+  for (size_t t = 0; t < sizeof cuts / sizeof cuts[0]; t++) {
+    struct script sc;
+    memset(&sc, 0, sizeof sc);
+    tw__conn_init(&sc.c, &script_ops, "script://cut");
+    sc.seg[0] = s.data;
+    sc.len[0] = s.off[2] + cuts[t];
+    sc.len[1] = 0; /* the disconnect */
+    sc.seg[2] = msg;
+    sc.len[2] = sizeof msg;
+    sc.seg[3] = s.data + s.off[3];
+    sc.len[3] = s.len - s.off[3];
+    sc.n = 4;
+    struct got g;
+    memset(&g, 0, sizeof g);
+    struct tw_reader *r;
+    assert_int_equal(tw_reader_open(&r, &sc.c, NULL), 0);
+    tw_reader_on_skip(r, on_skip, &g);
+    struct tw_pkt p;
+    int rc;
+    while ((rc = tw_reader_next(r, &p, 0)) != TW_EOF) {
+      if (rc == TW_EAGAIN)
+        continue;
+      assert_int_equal(rc, 1);
+      g.off[g.n] = tw_reader_pkt_offset(r);
+      g.len[g.n++] = p.length;
+    }
+    /* packets 0, 1, the reply, 3, 4, 5: nothing after the cut is lost */
+    unsigned long long cut_at = s.off[2] + cuts[t];
+    assert_int_equal(g.n, 6);
+    assert_int_equal(g.off[2], cut_at);
+    assert_int_equal(g.len[2], sizeof msg);
+    assert_int_equal(g.off[3], cut_at + sizeof msg);
+    if (cuts[t]) {
+      assert_int_equal(g.nskips, 1);
+      assert_int_equal(g.skips[0].offset, s.off[2]);
+      assert_int_equal(g.skips[0].count, cuts[t]);
+      assert_int_equal(g.skips[0].reason, TW_ECONNRESET);
+      assert_string_equal(tw_skip_reason(g.skips[0].reason), "packet cut by a disconnect");
+    } else {
+      assert_int_equal(g.nskips, 0); /* a cut between packets loses no byte */
+    }
+    tw_reader_close(r);
+  }
+  free(s.data);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -313,6 +410,7 @@ int main(void)
     cmocka_unit_test(every_single_bit_flip_in_a_header_is_contained),
     cmocka_unit_test(invalid_data_padding),
     cmocka_unit_test(random_damage_is_survived),
+    cmocka_unit_test(disconnect_cuts_partial_packet),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,13 @@
 /* A serial device: raw mode, 8 data bits, no parity, 1 stop bit, no flow
  * control, the given baud rate. A pty accepts the same settings, which is
- * how the tests drive it. */
+ * how the tests drive it.
+ *
+ * Reconnect mode (tw_conn.reconnect): a USB-serial adapter on a board that
+ * resets disappears (reads fail with EIO, ENXIO or ENODEV, or return end of
+ * input) and re-enumerates under the same path a moment later. The device
+ * is closed, the disconnect counted, and later reads open the same path
+ * again (settings re-applied), paced by the backoff while it does not
+ * exist; each successful re-open adds one to tw_conn.connects. */
 /* Messages are cut to their buffers on purpose. */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wformat-truncation"

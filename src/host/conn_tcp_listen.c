@@ -1,6 +1,8 @@
 /* TCP, waiting for a target to connect. Binds at open so the port is known
  * (and printed) before the target starts; accepts on the first read, with
- * the read's timeout. One connection: a trace is one target's stream. */
+ * the read's timeout. One connection at a time: a trace is one target's
+ * stream; in reconnect mode the next read after a disconnect accepts the
+ * target's next connection (tw_conn.connects counts them). */
 /* Messages are cut to their buffers on purpose. */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wformat-truncation"
