@@ -13,6 +13,8 @@
  *   - serial://: the device read fails with EIO, the device node is gone
  *     (open: ENOENT) a few times, then opens again (fault injection through
  *     tw_sys on a pty);
+ *   - tcp-listen:// with a target that stops answering commands after a
+ *     reconnect: said once, and what it sends is recorded;
  *   - tcp:// with a target that never comes back: --duration still ends
  *     the recording, exit 0, the disconnect reported, the reconnect
  *     attempts paced by the backoff.
@@ -552,6 +554,77 @@ static void tcp_listen_target_reconnects_gets_start(void **state)
   assert_loss_exact();
 }
 
+/* ---- a target that stops answering ---------------------------------------- */
+
+/* Session 1 answers and streams packets 0..49; sessions 2 and 3 stream
+ * 50..99 and 100..199 at once and never answer (a firmware build without
+ * the command service): each holds its connection while record's GET_INFO
+ * attempts run out, then goes. Cuts fall between packets: nothing lost. */
+static void *silent_target(void *arg)
+{
+  (void)arg;
+  unsigned long long deadline = now_ms() + 5000;
+  int port;
+  while (!(port = __atomic_load_n(&listen_port, __ATOMIC_ACQUIRE)) && now_ms() < deadline)
+    usleep(1000);
+  int fd = connect_to(port);
+  if (fd < 0 || serve_until_start(fd, 5000) < 0 || write_all(fd, S.data, S.off[50]) < 0)
+    return target_fail("first session"), NULL;
+  wait_received();
+  close(fd);
+  static const size_t from[] = {50, 100}, to[] = {100, 200};
+  for (int i = 0; i < 2; i++) {
+    usleep(50000);
+    fd = connect_to(port);
+    size_t end = to[i] < S.npkts ? S.off[to[i]] : S.len;
+    if (fd < 0 || write_all(fd, S.data + S.off[from[i]], end - S.off[from[i]]) < 0)
+      return target_fail("silent session"), NULL;
+    wait_received();
+    usleep(2300000); /* 4 attempts of 500 ms */
+    close(fd);
+  }
+  return NULL;
+}
+
+static void silent_target_said_once_recorded(void **state)
+{
+  (void)state;
+  pthread_t t;
+  fault.bind = bind_seen_port;
+  tw_sys_set(&fault);
+  assert_int_equal(pthread_create(&t, NULL, silent_target, NULL), 0);
+  char *argv[] = {"record", "--from", "tcp-listen://:0", "-o", twt, "-q", "--reconnect",
+                  "--idle", "3", NULL};
+  int rc = run_record(9, argv);
+  pthread_join(t, NULL);
+  tw_sys_set(NULL);
+  assert_target_ok();
+  assert_int_equal(rc, TW_EXIT_OK);
+  assert_int_equal(T.gets, 1);
+  assert_int_equal(T.starts, 1);
+  char *e = slurp(errpath);
+  const char *first = strstr(e, "no reply to GET_INFO");
+  assert_non_null(first);
+  assert_null(strstr(first + 1, "no reply to GET_INFO")); /* said once */
+  assert_non_null(strstr(e, "recording what the target sends"));
+  free(e);
+  struct chunks k = count_chunks();
+  assert_int_equal(k.notes_up, 2);
+  assert_int_equal(k.infos, 1);
+  /* and what the silent sessions sent is all there */
+  struct tw_stream_stats st;
+  unsigned long long skipped, events;
+  size_t loss_diags;
+  decode_trace(&st, &skipped, &events, &loss_diags);
+  assert_int_equal(skipped, 0);
+  assert_int_equal(st.pkts_lost, 0);
+  assert_int_equal(st.unexplained, 0);
+  struct text want;
+  tw_decoder_close(decode_mem(S.data, S.len, &want));
+  assert_int_equal(events, want.events);
+  free(want.buf);
+}
+
 /* ---- serial:// ------------------------------------------------------------- */
 
 static char pts[64];
@@ -733,6 +806,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test_setup_teardown(tcp_target_reset_refused_back, setup, teardown),
     cmocka_unit_test_setup_teardown(tcp_listen_target_reconnects_gets_start, setup, teardown),
+    cmocka_unit_test_setup_teardown(silent_target_said_once_recorded, setup, teardown),
     cmocka_unit_test_setup_teardown(serial_device_gone_reopened, setup, teardown),
     cmocka_unit_test_setup_teardown(tcp_target_never_back_duration_ends, setup, teardown),
   };
