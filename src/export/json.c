@@ -105,7 +105,8 @@ static void flow(void *b, const char *ph, uint64_t ts, const struct tl_track *t,
  * "Infinity", "-Infinity" (JavaScript's spellings; Number("NaN") reads them
  * back), so the file stays valid and the value is not lost. Finite values
  * as `tracewire print` writes them (fewest digits that round-trip the
- * float). */
+ * float), with ".0" added to integral ones so that readers which type
+ * numbers by their spelling (Python) get a float and keep -0.0. */
 static void put_float(FILE *f, double v)
 {
   if (isnan(v))
@@ -114,7 +115,10 @@ static void put_float(FILE *f, double v)
     fputs(v < 0 ? "\"-Infinity\"" : "\"Infinity\"", f);
   else {
     char t[40];
-    fwrite(t, 1, tw_field_value_text(t, sizeof t, TW_FT_F32, 32, tw_f32_to_bits((float)v)), f);
+    size_t n = tw_field_value_text(t, sizeof t, TW_FT_F32, 32, tw_f32_to_bits((float)v));
+    fwrite(t, 1, n, f);
+    if (!memchr(t, '.', n) && !memchr(t, 'e', n))
+      fputs(".0", f); /* "-0" would read back as the integer 0 in many parsers */
   }
 }
 

@@ -91,10 +91,11 @@ static void put_hex16(struct buf *b, unsigned v)
   put(b, t, 4);
 }
 
-/* F32: the fewest significant digits (6..9) that read back as the same
- * float, so "21.5" stays "21.5" and every value still round-trips; 9
- * always does (FLT_DECIMAL_DIG). Non-finite values have one spelling
- * each: NaN's sign and payload are not kept. */
+/* F32: the fewest significant digits that read back as the same float,
+ * so 0.1f prints "0.1", not "0.100000001", and every value round-trips (9
+ * always does: FLT_DECIMAL_DIG). Denormals can need as few as one digit,
+ * so the search starts there. Non-finite values have one spelling each:
+ * NaN's sign and payload are not kept. */
 static size_t f32_text(char *buf, size_t cap, float v)
 {
   if (isnan(v))
@@ -102,7 +103,7 @@ static size_t f32_text(char *buf, size_t cap, float v)
   if (isinf(v))
     return (size_t)snprintf(buf, cap, v < 0 ? "-inf" : "inf");
   int n = 0;
-  for (int prec = 6; prec <= 9; prec++) {
+  for (int prec = 1; prec <= 9; prec++) {
     n = snprintf(buf, cap, "%.*g", prec, (double)v);
     if (strtof(buf, NULL) == v)
       break;
