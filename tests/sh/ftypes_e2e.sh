@@ -13,6 +13,7 @@
 #  - CTF: babeltrace2 prints the same signed values and the same floats
 #    (it prints %g: compared after the same rounding)
 #  - tracewire sources: float 4 bytes, signed 4/1/2 bytes
+#  - the CTF and JSON exporters as .so plugins: the same bytes
 set -euo pipefail
 B=$1
 tw=$B/tools/tracewire
@@ -34,6 +35,15 @@ fi
 "$tw" export -q "$tmp/t.bin" -f perfetto -o "$tmp/t.pftrace"
 "$tw" export -q "$tmp/t.bin" -f ctf -o "$tmp/ctf"
 "$tw" sources "$tmp/t.bin" --source Thermo > "$tmp/sources.txt"
+# The exporters as MTI plugins (.so) see the same events: same bytes.
+for f in ctf json; do
+  "$tw" run -q "$tmp/t.bin" --plugin "$B/plugins/libtw_export_$f.so@x" \
+    --param TRACE.x.out="$tmp/so_$f" >/dev/null
+done
+cmp "$tmp/so_json" "$tmp/t.json" || fail "JSON plugin output differs"
+for f in "$tmp"/ctf/*; do
+  cmp "$f" "$tmp/so_ctf/$(basename "$f")" || fail "CTF plugin output differs: $(basename "$f")"
+done
 bt=0
 if command -v babeltrace2 >/dev/null; then
   babeltrace2 "$tmp/ctf" > "$tmp/bt.txt" 2> "$tmp/bt.err" \
