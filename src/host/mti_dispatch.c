@@ -50,15 +50,15 @@ static __attribute__((noinline)) void fill_strings(const struct mti_source *s, u
 
 /* Only the fields some class selects, by the precomputed steps: a record
  * is filled once per event, so this loop is the per-event cost of values. */
-static inline void fill_from_event(const struct mti_source *s, uint8_t *rec,
-                                   const struct tw_event *ev)
+static inline void fill_numeric(const struct mti_source *s, uint8_t *rec,
+                                const struct tw_event *ev)
 {
+  const struct mti_fill_op *op = s->ops, *end = op + s->nnum; /* rec stores may alias s */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
   /* one load, mask and 8-byte store per field, no branch on the type:
    * the ops are in offset order and the record has 8 bytes of slack (see
    * build_ops in mti_source.c) */
-  for (int i = 0; i < s->nnum; i++) {
-    const struct mti_fill_op *op = &s->ops[i];
+  for (; op < end; op++) {
     const uint8_t *src = (const uint8_t *)ev + op->src_off;
     uint64_t v;
     if (op->mask >> 32) { /* the time: 8 bytes */
@@ -72,8 +72,7 @@ static inline void fill_from_event(const struct mti_source *s, uint8_t *rec,
     memcpy(rec + op->off, &v, 8);
   }
 #else
-  for (int i = 0; i < s->nnum; i++) {
-    const struct mti_fill_op *op = &s->ops[i];
+  for (; op < end; op++) {
     uint8_t *p = rec + op->off;
     switch (op->op) {
     case MTI_OP_U8: *p = (uint8_t)ev->values[op->src]; break;
@@ -86,6 +85,12 @@ static inline void fill_from_event(const struct mti_source *s, uint8_t *rec,
     }
   }
 #endif
+}
+
+static inline void fill_from_event(const struct mti_source *s, uint8_t *rec,
+                                   const struct tw_event *ev)
+{
+  fill_numeric(s, rec, ev);
   if (unlikely(s->nops > s->nnum))
     fill_strings(s, rec, ev);
 }
@@ -131,6 +136,12 @@ static inline void dispatch(struct mti_source *s, const struct tw_event *ev)
     fill_from_event(s, s->record, ev);
     deliver(s);
   }
+}
+
+static __attribute__((noinline)) void dispatch_general(struct mti_source *s,
+                                                      const struct tw_event *ev)
+{
+  dispatch(s, ev);
 }
 
 void tw__mti_source_emit(struct mti_source *s, const struct tw__mti_val *vals)
@@ -192,7 +203,15 @@ static __attribute__((noinline)) int feed_listen(struct tw_mti_system *sys,
   sys->gate |= MTI_GATE_IN_FEED;
   sys->cur_event = ev; /* stale after the event: TraceContext checks the gate */
   sys->cur_comp = c;
-  dispatch(s, ev);
+  if (s->one_call) { /* no loops: one callee-saved register instead of four */
+    const struct mti_call *call = s->calls;
+    MTI_EventRecord *rec = (MTI_EventRecord *)(void *)s->record;
+    fill_numeric(s, s->record, ev);
+    rec->event_class_id = call->id;
+    call->fn(call->user, call->ec, rec);
+  } else {
+    dispatch_general(s, ev);
+  }
   sys->gate &= (uint8_t)~MTI_GATE_IN_FEED;
   return 0;
 }

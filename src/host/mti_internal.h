@@ -150,6 +150,7 @@ struct mti_source {
   uint32_t **c32;
   size_t n32;
   bool hot;
+  bool one_call; /* numeric fields, one callback, no counters: feed's short path */
   MTI_FieldMask fill_mask; /* fields some active class selects */
   int nops, nnum;           /* ops; the first nnum are numeric, then strings */
   struct mti_fill_op ops[TW__MTI_MAX_FIELDS];

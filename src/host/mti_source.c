@@ -627,6 +627,7 @@ void tw__mti_source_refresh(struct mti_source *s)
   s->hot = s->nactive || s->n64 || s->n32;
   build_ops(s);
   build_calls(s);
+  s->one_call = !s->n64 && !s->n32 && s->nops == s->nnum && s->ncalls == 1;
   tw__mti_flags_update(s);
 }
 
