@@ -58,7 +58,7 @@ grep -q 'signed = true' "$tmp/ctf/metadata" || fail "CTF metadata has no signed 
 grep -q 'floating_point { exp_dig = 8; mant_dig = 24;' "$tmp/ctf/metadata" \
   || fail "CTF metadata has no 32-bit float"
 
-python3 - "$tmp" "$bt" <<'EOF'
+PYTHONPATH="$(dirname "$0")" python3 - "$tmp" "$bt" <<'EOF'
 import json, math, re, struct, sys
 tmp, have_bt = sys.argv[1], sys.argv[2] == '1'
 def fail(m):
@@ -147,30 +147,7 @@ for i, a in enumerate(got):
     check_row('JSON', i, [f32(t)] + [a[n] for n in names[1:]])  # the float's shortest text
 
 # ---- Perfetto -------------------------------------------------------------------
-def varint(b, i):
-    v = s = 0
-    while True:
-        c = b[i]; i += 1
-        v |= (c & 0x7F) << s; s += 7
-        if c < 0x80:
-            return v, i
-def fields(b):
-    i, out = 0, []
-    while i < len(b):
-        key, i = varint(b, i)
-        f, wt = key >> 3, key & 7
-        if wt == 0:
-            v, i = varint(b, i)
-            out.append((f, 0, v))
-        elif wt == 1:
-            out.append((f, 1, b[i:i + 8])); i += 8
-        elif wt == 2:
-            n, i = varint(b, i); out.append((f, 2, b[i:i + n])); i += n
-        elif wt == 5:
-            out.append((f, 5, b[i:i + 4])); i += 4
-        else:
-            fail('wire type %d' % wt)
-    return out
+from pbwire import fields_raw as fields  # tests/sh/pbwire.py
 ev_names, da_names, pf = {}, {}, []
 for f, _, pkt in fields(open(tmp + '/t.pftrace', 'rb').read()):
     te = None
