@@ -290,8 +290,10 @@ int main(int argc, char **argv)
       t_bt_wall = w;
     }
   }
+  int missing_peer = 0;
   if (t_bt < 0) {
     printf("bench_export: babeltrace2 not runnable (Debian package babeltrace2): no ratio\n");
+    missing_peer = getenv("CI") && !strcmp(getenv("CI"), "true"); /* CI: a failure */
   } else {
     printf("bench_export: peer babeltrace2 CTF -o dummy: %.2f s CPU (%.2f s wall), %.2f M "
            "events/s\n", t_bt, t_bt_wall, (double)n_dec / t_bt / 1e6);
@@ -301,5 +303,5 @@ int main(int argc, char **argv)
            "%.3f s: %.0fx is the ceiling for any decoder here\n", t_rd, t_bt / t_rd);
   }
   snprintf(path, sizeof path, "rm -rf '%s'", tmp);
-  return system(path) == 0 ? 0 : 1;
+  return system(path) == 0 && !missing_peer ? 0 : 1;
 }

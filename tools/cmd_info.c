@@ -17,6 +17,17 @@ static const char *info_names[TW_INFO_WORDS] = {
   "endpoint", "logger", "vocabulary", "state", "mask",
 };
 
+/* The declaration's type letter: U8 U16 U32 I8 I16 I32 F32. */
+static char decl_letter(enum tw_field_type t)
+{
+  switch (t) {
+  case TW_FT_I8: case TW_FT_I16: case TW_FT_I32: return 'I';
+  case TW_FT_F32: return 'F';
+  case TW_FT_U8: case TW_FT_U16: case TW_FT_U32: case TW_FT_ENUM8: case TW_FT_STRING: break;
+  }
+  return 'U';
+}
+
 int tw_cli_info(int argc, char **argv)
 {
   if (argc != 2) {
@@ -75,7 +86,8 @@ int tw_cli_info(int argc, char **argv)
         if (d->fields[f].type == TW_FT_STRING)
           printf(" %s:bytes", d->fields[f].name);
         else
-          printf(" %s:U%u", d->fields[f].name, d->fields[f].bits);
+          printf(" %s:%c%u", d->fields[f].name, decl_letter(d->fields[f].type),
+                 d->fields[f].bits);
       }
       printf("\n");
     }

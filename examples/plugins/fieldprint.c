@@ -74,13 +74,14 @@ static void print_value(FILE *f, const MTI_EventRecord *rec, const MTI_EventClas
   case MTI_UNSIGNED_INT:
     fprintf(f, "%llu", (unsigned long long)MTI_EventRecord_GetAsU64(rec, ec, v));
     break;
-  case MTI_FLOAT: {
-    double d = 0;
-    if (MTI_EventRecord_GetSize(rec, ec, v) == sizeof d)
-      memcpy(&d, MTI_EventRecord_GetPtr(rec, ec, v), sizeof d);
-    fprintf(f, "%g", d);
+  case MTI_FLOAT: /* tracewire's F32 custom fields are size 4 */
+    if (MTI_EventRecord_GetSize(rec, ec, v) == 4)
+      fprintf(f, "%.9g", (double)MTI_EventRecord_GetF32(rec, ec, v));
+    else if (MTI_EventRecord_GetSize(rec, ec, v) == 8)
+      fprintf(f, "%.17g", MTI_EventRecord_GetF64(rec, ec, v));
+    else
+      fputs("?", f);
     break;
-  }
   case MTI_STRING:
     fprintf(f, "\"%.*s\"", (int)MTI_EventRecord_GetSize(rec, ec, v),
             (const char *)MTI_EventRecord_GetPtr(rec, ec, v));

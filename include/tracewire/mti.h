@@ -349,6 +349,11 @@ MTI__RECORD_GET(I8, int8_t)
 MTI__RECORD_GET(I16, int16_t)
 MTI__RECORD_GET(I32, int32_t)
 MTI__RECORD_GET(I64, int64_t)
+/* Get<float> / Get<double>: beyond the manual's list (integers only), for
+ * MTI_FLOAT values of size 4 / 8. tracewire's F32 custom fields are
+ * MTI_FLOAT of size 4. */
+MTI__RECORD_GET(F32, float)
+MTI__RECORD_GET(F64, double)
 
 static inline bool MTI_EventRecord_GetBool(const MTI_EventRecord *r, const MTI_EventClass *ec,
                                            MTI_ValueIndex vidx)
@@ -357,7 +362,8 @@ static inline bool MTI_EventRecord_GetBool(const MTI_EventRecord *r, const MTI_E
 }
 
 /* The value widened to 64 bits: sign-extended for MTI_SIGNED_INT,
- * zero-extended otherwise; 0 for an illegal vidx. Sizes other than 1, 2,
+ * zero-extended otherwise (an MTI_FLOAT gives its bits, not a converted
+ * number: read it with GetF32/GetF64); 0 for an illegal vidx. Sizes other than 1, 2,
  * 4, 8 are read as their first (up to 8) bytes in host byte order. */
 static inline uint64_t MTI_EventRecord_GetAs64(const MTI_EventRecord *r,
                                                const MTI_EventClass *ec,

@@ -11,6 +11,12 @@
  * tracewire/mti.h; a plugin can always implement the interfaces itself
  * (examples/plugins/switches.c does).
  *
+ * tracewire's own built-in plugins (the analysis, the exporters) use the
+ * same helper without exporting entry points: a factory from
+ * TW_MTI_FACTORY_INIT(desc), several factories sharing hooks told apart
+ * by desc->data, and tw_mti_instance_of() for the CLI to reach an
+ * instance's state behind the MTI_PluginInstance it instantiated.
+ *
  * Threads: hooks are called on the host's feeding thread.
  */
 #ifndef TRACEWIRE_MTI_PLUGIN_H
@@ -37,6 +43,9 @@ struct tw_mti_plugin_desc {
                                              eslapi_CAInterface *simulation);
   /* PluginInstance::Release, before the helper frees the instance. May be NULL. */
   void (*release)(struct tw_mti_instance *in);
+  /* The plugin's own, for hooks shared by several descs (in->desc->data);
+   * the helper never touches it. May be NULL. */
+  void *data;
 };
 
 struct tw_mti_instance {
@@ -53,15 +62,25 @@ int64_t tw_mti_instance_int(const struct tw_mti_instance *in, const char *name);
 bool tw_mti_instance_bool(const struct tw_mti_instance *in, const char *name);
 const char *tw_mti_instance_string(const struct tw_mti_instance *in, const char *name);
 
+/* `pi` as an instance of `desc` made by this helper, else NULL (another
+ * plugin's instance, another desc, or NULL). Lets the code that
+ * instantiated a built-in plugin reach in->state. Any thread that owns pi. */
+struct tw_mti_instance *tw_mti_instance_of(MTI_PluginInstance *pi,
+                                           const struct tw_mti_plugin_desc *desc);
+
 struct tw_mti_factory {
   MTI_PluginFactory base;
   const struct tw_mti_plugin_desc *desc;
 };
 extern const struct MTI_PluginFactory_vtbl tw_mti_factory_vtbl;
 
+/* Initializer of a struct tw_mti_factory for `desc` (a static object):
+ * for a factory handed out by a function rather than exported. */
+#define TW_MTI_FACTORY_INIT(desc) {{&tw_mti_factory_vtbl}, &(desc)}
+
 /* In one file of the plugin, after `static const struct tw_mti_plugin_desc d`. */
-#define TW_MTI_SIMPLE_PLUGIN(desc)                                               \
-  static struct tw_mti_factory tw__mti_simple_factory = {{&tw_mti_factory_vtbl}, &(desc)}; \
+#define TW_MTI_SIMPLE_PLUGIN(desc)                                                   \
+  static struct tw_mti_factory tw__mti_simple_factory = TW_MTI_FACTORY_INIT(desc); \
   TW_MTI_PLUGIN_EXPORT(&tw__mti_simple_factory.base)
 
 #ifdef __cplusplus

@@ -106,7 +106,9 @@ struct tw_custom_decl {
 };
 
 /* Declare custom event `id`: decl is "Name field:TYPE ..." with TYPE one
- * of U8 U16 U32, one 32-bit word per field; or "Name field:STR" /
+ * of U8 U16 U32 (unsigned), I8 I16 I32 (two's complement) or F32 (IEEE-754
+ * single), one 32-bit word per field (tw_word_i32 / tw_word_f32 make the
+ * word); or "Name field:STR" /
  * "Name field:BLOB", a single field of bytes recorded with
  * tw_custom_bytes() and streamed as snapshot records. Returns 0, TW_EINVAL (id used
  * by the vocabulary or 0, bad declaration syntax or too long), TW_EEXIST
@@ -122,6 +124,13 @@ void tw_custom_reset(void);
  * obey the mask; others are recorded while tracing runs (mask != 0).
  * Any context; void (a full ring counts a drop). */
 void tw_custom(uint16_t id, const uint32_t *data, uint32_t n);
+
+/* Data words for I8/I16/I32 and F32 fields of tw_custom(): the value's
+ * bits, without undefined behaviour (a signed-to-unsigned conversion is
+ * modular; a float goes through a union). The host keeps the low 8/16 bits
+ * of an I8/I16 word, so any int in range works. Pure; any context. */
+static inline uint32_t tw_word_i32(int32_t v) { return (uint32_t)v; }
+static inline uint32_t tw_word_f32(float v) { return tw_f32_to_bits(v); }
 /* Record a STR/BLOB custom event: len bytes (<= TW_CFG_BYTES_MAX; longer
  * is cut) go through the logger as { [timestamp], len, bytes packed in
  * native-order words } and leave the target as snapshot records holding

@@ -20,7 +20,14 @@ enum tw_marker {
   TW_MARKER_PASS, TW_MARKER_COUNT
 };
 
-enum tw_field_type { TW_FT_U8, TW_FT_U16, TW_FT_U32, TW_FT_ENUM8, TW_FT_STRING };
+/* Appended values never renumber old ones (plugins and tools switch on
+ * them). I8..I32 are two's complement in the low `bits` of the data word;
+ * F32 is an IEEE-754 single, the word's 32 bits. Decoded values stay raw
+ * bits (zero-extended): read them with tw_field_i32() / tw_f32_from_bits(). */
+enum tw_field_type {
+  TW_FT_U8, TW_FT_U16, TW_FT_U32, TW_FT_ENUM8, TW_FT_STRING,
+  TW_FT_I8, TW_FT_I16, TW_FT_I32, TW_FT_F32
+};
 
 /* Numbered object kinds; also the wire value of NAME.kind. */
 enum tw_obj_kind {
@@ -85,5 +92,45 @@ static inline uint32_t tw_field_get(const struct tw_field_desc *f, const uint32_
   uint32_t w = words[f->word] >> f->shift;
   return f->bits >= 32 ? w : (w & ((1u << f->bits) - 1u));
 }
+
+static inline int tw_field_type_signed(enum tw_field_type t)
+{
+  return t == TW_FT_I8 || t == TW_FT_I16 || t == TW_FT_I32;
+}
+
+/* Raw field bits (low `bits` of raw) as a signed value. Written without
+ * shifts or casts of out-of-range values, which C leaves to the
+ * implementation. */
+static inline int32_t tw_field_sext(uint32_t raw, unsigned bits)
+{
+  uint32_t mask = bits >= 32 || bits == 0 ? 0xFFFFFFFFu : (1u << bits) - 1u;
+  uint32_t sign = bits >= 32 || bits == 0 ? 0x80000000u : 1u << (bits - 1);
+  raw &= mask;
+  return (raw & sign) ? -(int32_t)(~raw & mask) - 1 : (int32_t)raw;
+}
+
+static inline int32_t tw_field_i32(const struct tw_field_desc *f, uint32_t raw)
+{
+  return tw_field_sext(raw, f->bits);
+}
+
+/* A float's bits and back. Reading a union member other than the one last
+ * stored reinterprets the bytes in C11 (6.5.2.3, note 95): no UB, no libc,
+ * so the target may use it too. */
+static inline uint32_t tw_f32_to_bits(float v)
+{
+  union { float f; uint32_t u; } x;
+  x.f = v;
+  return x.u;
+}
+
+static inline float tw_f32_from_bits(uint32_t bits)
+{
+  union { float f; uint32_t u; } x;
+  x.u = bits;
+  return x.f;
+}
+
+_Static_assert(sizeof(float) == sizeof(uint32_t), "F32 fields need a 32-bit float");
 
 #endif

@@ -9,11 +9,14 @@
  *
  * Parameters: starve_ms (starvation threshold), json (JSON output), file
  * (where Release writes the results: "-" stdout, "" nothing).
+ *
+ * The factory and instances are mti_simple's (tracewire/mti_plugin.h);
+ * this file supplies the hooks and the per-instance state.
  */
 #include <stdlib.h>
 #include <string.h>
 #include "an_internal.h"
-#include "tracewire/mti_host.h"
+#include "tracewire/mti_plugin.h"
 
 enum { P_STARVE, P_JSON, P_FILE, NPARAMS };
 
@@ -38,11 +41,8 @@ struct bind {
   uint8_t size[NV]; /* 0: absent */
 };
 
+/* Per-instance state (tw_mti_instance.state). */
 struct inst {
-  MTI_PluginInstance base;
-  struct tw_mti_params params;
-  eslapi_CADIParameterValue_t values[NPARAMS];
-  char name[CADI_NAME_SIZE];
   struct tw_an *an;
   struct bind *binds;
   size_t nbinds, cap;
@@ -155,9 +155,9 @@ static int bind_source(struct inst *in, int core, MTI_TraceSource *src,
   return 0;
 }
 
-static eslapi_CADIReturn_t inst_register(MTI_PluginInstance *self, eslapi_CAInterface *sim)
+static eslapi_CADIReturn_t an_register(struct tw_mti_instance *mi, eslapi_CAInterface *sim)
 {
-  struct inst *in = (struct inst *)self;
+  struct inst *in = mi->state;
   MTI_SystemTraceInterface *sys = eslapi_ObtainPointer(sim, MTI_SystemTraceInterface);
   if (!sys)
     return CADI_STATUS_GeneralError;
@@ -183,15 +183,22 @@ static eslapi_CADIReturn_t inst_register(MTI_PluginInstance *self, eslapi_CAInte
   return CADI_STATUS_OK;
 }
 
-static void inst_release(MTI_PluginInstance *self)
+static int an_instantiate(struct tw_mti_instance *mi)
 {
-  struct inst *in = (struct inst *)self;
-  const char *path = tw_mti_params_get(&in->params, "file")->stringValue;
+  struct inst *in = mi->state;
+  struct tw_an_cfg cfg = {.starve_ns = (uint64_t)tw_mti_instance_int(mi, "starve_ms") * 1000000ull};
+  return tw_an_create(&in->an, &cfg) < 0 ? -1 : 0;
+}
+
+static void an_release(struct tw_mti_instance *mi)
+{
+  struct inst *in = mi->state;
+  const char *path = tw_mti_instance_string(mi, "file");
   tw_an_finish(in->an);
   if (path[0]) {
     FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
     if (f) {
-      if (tw_mti_params_get(&in->params, "json")->boolValue)
+      if (tw_mti_instance_bool(mi, "json"))
         tw_an_write_json(in->an, f);
       else
         tw_an_write_text(in->an, f);
@@ -200,112 +207,32 @@ static void inst_release(MTI_PluginInstance *self)
       else
         fflush(f);
     } else {
-      fprintf(stderr, "%s: cannot write %s\n", in->name, path);
+      fprintf(stderr, "%s: cannot write %s\n", mi->name, path);
     }
   }
   tw_an_destroy(in->an);
   free(in->binds);
-  free(in);
 }
 
-static const char *inst_name(const MTI_PluginInstance *self)
+static const struct tw_mti_plugin_desc analysis = {
+  .prefix = "analysis",
+  .params = params,
+  .nparams = NPARAMS,
+  .state_size = sizeof(struct inst),
+  .instantiate = an_instantiate,
+  .register_simulation = an_register,
+  .release = an_release,
+};
+
+static struct tw_mti_factory factory = TW_MTI_FACTORY_INIT(analysis);
+
+MTI_PluginFactory *tw_an_plugin_factory(void)
 {
-  return ((const struct inst *)self)->name;
-}
-
-static eslapi_CAInterface *inst_obtain(eslapi_CAInterface *self, eslapi_if_name_t n,
-                                       eslapi_if_rev_t min, eslapi_if_rev_t *rev);
-
-static const struct MTI_PluginInstance_vtbl inst_vtbl = {
-  MTI_PluginInstance_IFREVISION, inst_obtain, inst_register, inst_release, inst_name};
-
-static eslapi_CAInterface *inst_obtain(eslapi_CAInterface *self, eslapi_if_name_t n,
-                                       eslapi_if_rev_t min, eslapi_if_rev_t *rev)
-{
-  struct inst *in = (struct inst *)self;
-  if (!n)
-    return NULL;
-  if (!strcmp(n, MTI_ParameterInterface_IFNAME))
-    return in->params.base.vtbl->ObtainInterface((eslapi_CAInterface *)&in->params.base, n, min,
-                                                  rev);
-  if ((!strcmp(n, MTI_PluginInstance_IFNAME) && min <= MTI_PluginInstance_IFREVISION) ||
-      (!strcmp(n, eslapi_CAInterface_IFNAME) && min <= eslapi_CAInterface_IFREVISION)) {
-    if (rev)
-      *rev = 0;
-    return self;
-  }
-  return NULL;
+  return &factory.base;
 }
 
 struct tw_an *tw_an_plugin_engine(MTI_PluginInstance *inst)
 {
-  return inst && inst->vtbl == &inst_vtbl ? ((struct inst *)inst)->an : NULL;
-}
-
-/* ---- factory ---- */
-
-static eslapi_CAInterface *fac_obtain(eslapi_CAInterface *self, eslapi_if_name_t n,
-                                      eslapi_if_rev_t min, eslapi_if_rev_t *rev)
-{
-  if (n && ((!strcmp(n, MTI_PluginFactory_IFNAME) && min <= MTI_PluginFactory_IFREVISION) ||
-            (!strcmp(n, eslapi_CAInterface_IFNAME) && min == 0))) {
-    if (rev)
-      *rev = strcmp(n, MTI_PluginFactory_IFNAME) ? 0 : MTI_PluginFactory_IFREVISION;
-    return self;
-  }
-  return NULL;
-}
-
-static uint32_t fac_nparams(MTI_PluginFactory *self)
-{
-  (void)self;
-  return NPARAMS;
-}
-
-static eslapi_CADIReturn_t fac_infos(MTI_PluginFactory *self, eslapi_CADIParameterInfo_t *l)
-{
-  (void)self;
-  memcpy(l, params, sizeof params);
-  return CADI_STATUS_OK;
-}
-
-static eslapi_CAInterface *fac_instantiate(MTI_PluginFactory *self, const char *name,
-                                           uint32_t n, eslapi_CADIParameterValue_t *v)
-{
-  struct inst *in = calloc(1, sizeof *in);
-  (void)self;
-  if (!in)
-    return NULL;
-  in->base.vtbl = &inst_vtbl;
-  snprintf(in->name, sizeof in->name, "%s", name);
-  if (tw_mti_params_init(&in->params, (eslapi_CAInterface *)&in->base, params, in->values,
-                         NPARAMS, n, v) < 0) {
-    free(in);
-    return NULL;
-  }
-  struct tw_an_cfg cfg = {
-    .starve_ns = (uint64_t)tw_mti_params_get(&in->params, "starve_ms")->intValue * 1000000ull};
-  if (tw_an_create(&in->an, &cfg) < 0) {
-    free(in);
-    return NULL;
-  }
-  return (eslapi_CAInterface *)&in->base;
-}
-
-static void fac_release(MTI_PluginFactory *self) { (void)self; }
-
-static const char *fac_prefix(MTI_PluginFactory *self)
-{
-  (void)self;
-  return "analysis";
-}
-
-static const struct MTI_PluginFactory_vtbl fac_vtbl = {
-  MTI_PluginFactory_IFREVISION, fac_obtain, fac_nparams, fac_infos, fac_instantiate,
-  fac_release, fac_prefix};
-static MTI_PluginFactory factory = {&fac_vtbl};
-
-MTI_PluginFactory *tw_an_plugin_factory(void)
-{
-  return &factory;
+  struct tw_mti_instance *mi = tw_mti_instance_of(inst, &analysis);
+  return mi ? ((struct inst *)mi->state)->an : NULL;
 }

@@ -183,7 +183,7 @@ static const struct tw_field_desc custom_decl_fields[] = {
   {"id", TW_FT_U16, 0, 0, 16, TW_OBJ_NONE, D("Event id being declared")},
   {"timed", TW_FT_U8, 0, 16, 8, TW_OBJ_NONE, D("1 when the first data word is a timestamp")},
   {"nfields", TW_FT_U8, 0, 24, 8, TW_OBJ_NONE, D("Number of fields")},
-  {"decl", TW_FT_STRING, 0, 0, 0, TW_OBJ_NONE, D("\\\"Name field:type ...\\\": types U8 U16 U32 (one data word each), or one STR or BLOB field (the event travels as snapshot records of its bytes)")},
+  {"decl", TW_FT_STRING, 0, 0, 0, TW_OBJ_NONE, D("\\\"Name field:type ...\\\": types U8 U16 U32 I8 I16 I32 F32 (one data word each), or one STR or BLOB field (the event travels as snapshot records of its bytes)")},
 };
 
 const struct tw_event_desc tw_event_descs[] = {

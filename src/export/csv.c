@@ -4,7 +4,9 @@
  * occurs. Header row: time_ns, endpoint, core, seq, then the kind's field
  * names in vocabulary order, then `marker` for kinds that have markers.
  * Marker-field values are their constant names (`Lock`), NAME.kind the
- * object kind (`task`), other values decimal; strings quoted as RFC 4180
+ * object kind (`task`), other values decimal (I8..I32 signed; F32 as
+ * `tracewire print` writes it: shortest round-trip %g, nan, inf, -inf);
+ * strings quoted as RFC 4180
  * says (doubled quotes). Custom kinds of several endpoints with the same
  * name share a file when their fields agree, else the later one gets
  * `<Name>_<id>_<n>.csv` (n: order of first sight).
@@ -12,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "export_internal.h"
+#include "tracewire/host/format.h"
 
 #define CSV_KINDS 512
 
@@ -151,7 +154,10 @@ static int csv_event(struct tw_export *x, const struct tw_event *ev)
       fputs(e, f);
     else if (d->fields[i].obj == TW_OBJ_OBJKIND)
       fputs(tw_obj_kind_name((enum tw_obj_kind)v), f);
-    else
+    else if (d->fields[i].type == TW_FT_F32 || tw_field_type_signed(d->fields[i].type)) {
+      char t[40];
+      fwrite(t, 1, tw_field_value_text(t, sizeof t, d->fields[i].type, d->fields[i].bits, v), f);
+    } else
       fprintf(f, "%u", v);
   }
   if (has_marker(d)) {

@@ -203,9 +203,13 @@ static uint8_t *put_fields(uint8_t *p, const struct tw_event *ev)
     uint32_t v = i < ev->nvalues ? ev->values[i] : 0;
     switch (d->fields[i].type) {
     case TW_FT_U8:
+    case TW_FT_I8:
     case TW_FT_ENUM8: *p++ = (uint8_t)v; break;
-    case TW_FT_U16: p = put16(p, (uint16_t)v); break;
-    case TW_FT_U32: p = put32(p, v); break;
+    case TW_FT_U16:
+    case TW_FT_I16: p = put16(p, (uint16_t)v); break;
+    case TW_FT_U32:
+    case TW_FT_I32:
+    case TW_FT_F32: p = put32(p, v); break; /* the bits, in the trace's byte order */
     case TW_FT_STRING: {
       size_t n = ev->str ? strnlen(ev->str, ev->str_len) : 0;
       if (n > STR_MAX - 1)

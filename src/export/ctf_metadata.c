@@ -9,12 +9,20 @@
 #include <string.h>
 #include "ctf_internal.h"
 
+/* Signed and float fields are declared inline rather than as typealiases
+ * in the header, so metadata of traces without them stays as it was. All
+ * fields are byte-aligned: the writer packs them without padding
+ * (docs/exporters.md, "CTF"). */
 static const char *int_type(enum tw_field_type t)
 {
   switch (t) {
   case TW_FT_U8: case TW_FT_ENUM8: return "uint8_t";
   case TW_FT_U16: return "uint16_t";
   case TW_FT_U32: return "uint32_t";
+  case TW_FT_I8: return "integer { size = 8; align = 8; signed = true; }";
+  case TW_FT_I16: return "integer { size = 16; align = 8; signed = true; }";
+  case TW_FT_I32: return "integer { size = 32; align = 8; signed = true; }";
+  case TW_FT_F32: return "floating_point { exp_dig = 8; mant_dig = 24; align = 8; }";
   case TW_FT_STRING: break;
   }
   return "string";

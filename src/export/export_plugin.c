@@ -11,11 +11,15 @@
  * (TASKS, MUTEXES, SEMAPHORES) report model state, not trace events, and
  * are left alone. The output is opened at RegisterSimulation, so a bad
  * path fails before the trace runs, and completed at Release.
+ *
+ * The factories and instances are mti_simple's (tracewire/mti_plugin.h):
+ * one desc per format, all sharing the hooks below, desc->data naming the
+ * format and holding its last instance's status for tw_export_plugin_status.
  */
 #include <stdlib.h>
 #include <string.h>
 #include "export_internal.h"
-#include "tracewire/mti_host.h"
+#include "tracewire/mti_plugin.h"
 
 enum { P_OUT, P_PACKET, P_OFFSET, P_WINDOW, NPARAMS };
 
@@ -34,20 +38,16 @@ static const eslapi_CADIParameterInfo_t params[NPARAMS] = {
    .maxValue = 1000000000000ll, .defaultValue = 1000000},
 };
 
-struct fac {
-  MTI_PluginFactory base;
+/* A format's desc->data: what its instances write and their last status. */
+struct fmt {
   const char *format;
-  char prefix[32];
   int status;
   char msg[400];
 };
 
+/* Per-instance state (tw_mti_instance.state). */
 struct inst {
-  MTI_PluginInstance base;
-  struct tw_mti_params params;
-  eslapi_CADIParameterValue_t values[NPARAMS];
-  char name[CADI_NAME_SIZE];
-  struct fac *fac;
+  struct fmt *fmt;
   struct tw_export *x;
   const TW_TraceContext *ctx;
 };
@@ -87,167 +87,111 @@ static eslapi_CADIReturn_t register_sources(struct inst *in, MTI_SystemTraceInte
   return CADI_STATUS_OK;
 }
 
-static eslapi_CADIReturn_t inst_register(MTI_PluginInstance *self, eslapi_CAInterface *sim)
+static eslapi_CADIReturn_t ex_register(struct tw_mti_instance *mi, eslapi_CAInterface *sim)
 {
-  struct inst *in = (struct inst *)self;
+  struct inst *in = mi->state;
+  struct fmt *fm = in->fmt;
   MTI_SystemTraceInterface *sys = eslapi_ObtainPointer(sim, MTI_SystemTraceInterface);
   struct tw_export_cfg cfg = {0};
   int rc;
   in->ctx = eslapi_ObtainPointer(sim, TW_TraceContext);
   if (!sys || !in->ctx) {
-    snprintf(in->fac->msg, sizeof in->fac->msg, "the simulation has no TraceContext");
+    snprintf(fm->msg, sizeof fm->msg, "the simulation has no TraceContext");
     return CADI_STATUS_GeneralError;
   }
-  cfg.format = in->fac->format;
-  cfg.out = tw_mti_params_get(&in->params, "out")->stringValue;
-  cfg.packet_bytes = (size_t)tw_mti_params_get(&in->params, "packet_bytes")->intValue;
-  cfg.clock_offset_ns = tw_mti_params_get(&in->params, "clock_offset_ns")->intValue;
-  cfg.load_window_ns = (uint64_t)tw_mti_params_get(&in->params, "load_window_ns")->intValue;
+  cfg.format = fm->format;
+  cfg.out = tw_mti_instance_string(mi, "out");
+  cfg.packet_bytes = (size_t)tw_mti_instance_int(mi, "packet_bytes");
+  cfg.clock_offset_ns = tw_mti_instance_int(mi, "clock_offset_ns");
+  cfg.load_window_ns = (uint64_t)tw_mti_instance_int(mi, "load_window_ns");
   if (!*cfg.out) {
-    snprintf(in->fac->msg, sizeof in->fac->msg,
-             "parameter TRACE.%s.out (the output path) is required", in->name);
-    in->fac->status = TW_EINVAL;
+    snprintf(fm->msg, sizeof fm->msg, "parameter TRACE.%s.out (the output path) is required",
+             mi->name);
+    fm->status = TW_EINVAL;
     return CADI_STATUS_IllegalArgument;
   }
-  if ((rc = tw_export_open(&in->x, &cfg, in->fac->msg, sizeof in->fac->msg)) < 0) {
-    in->fac->status = rc;
+  if ((rc = tw_export_open(&in->x, &cfg, fm->msg, sizeof fm->msg)) < 0) {
+    fm->status = rc;
     return CADI_STATUS_GeneralError; /* the message is printed at Release */
   }
   return register_sources(in, sys);
 }
 
-static void inst_release(MTI_PluginInstance *self)
+/* The format's status is its latest instance's. */
+static int ex_instantiate(struct tw_mti_instance *mi)
 {
-  struct inst *in = (struct inst *)self;
+  struct inst *in = mi->state;
+  in->fmt = mi->desc->data;
+  in->fmt->status = 0;
+  in->fmt->msg[0] = 0;
+  return 0;
+}
+
+static void ex_release(struct tw_mti_instance *mi)
+{
+  struct inst *in = mi->state;
+  struct fmt *fm = in->fmt;
   if (in->x) {
     char msg[400];
     int rc = tw_export_close(in->x, msg, sizeof msg);
-    if (rc < 0 && !in->fac->status) {
-      in->fac->status = rc;
-      snprintf(in->fac->msg, sizeof in->fac->msg, "%s", msg);
+    if (rc < 0 && !fm->status) {
+      fm->status = rc;
+      snprintf(fm->msg, sizeof fm->msg, "%s", msg);
     }
   }
-  if (in->fac->status)
-    fprintf(stderr, "tracewire: %s: %s\n", in->name, in->fac->msg);
-  free(in);
+  if (fm->status)
+    fprintf(stderr, "tracewire: %s: %s\n", mi->name, fm->msg);
 }
-
-static const char *inst_name(const MTI_PluginInstance *self)
-{
-  return ((const struct inst *)self)->name;
-}
-
-static eslapi_CAInterface *inst_obtain(eslapi_CAInterface *self, eslapi_if_name_t n,
-                                       eslapi_if_rev_t min, eslapi_if_rev_t *rev)
-{
-  struct inst *in = (struct inst *)self;
-  if (!n)
-    return NULL;
-  if (!strcmp(n, MTI_ParameterInterface_IFNAME))
-    return in->params.base.vtbl->ObtainInterface((eslapi_CAInterface *)&in->params.base, n,
-                                                  min, rev);
-  if ((!strcmp(n, MTI_PluginInstance_IFNAME) || !strcmp(n, eslapi_CAInterface_IFNAME)) &&
-      min == 0) {
-    if (rev)
-      *rev = 0;
-    return self;
-  }
-  return NULL;
-}
-
-static const struct MTI_PluginInstance_vtbl inst_vtbl = {
-  MTI_PluginInstance_IFREVISION, inst_obtain, inst_register, inst_release, inst_name};
 
 /* ---- factories ---- */
 
-static eslapi_CAInterface *fac_obtain(eslapi_CAInterface *self, eslapi_if_name_t n,
-                                      eslapi_if_rev_t min, eslapi_if_rev_t *rev)
+static struct fmt fmts[] = {{"ctf", 0, ""}, {"perfetto", 0, ""}, {"json", 0, ""}, {"csv", 0, ""}};
+
+#define EXPORT_DESC(i, pfx)                                                                    \
+  {.prefix = pfx, .params = params, .nparams = NPARAMS, .state_size = sizeof(struct inst),     \
+   .instantiate = ex_instantiate, .register_simulation = ex_register, .release = ex_release,   \
+   .data = &fmts[i]}
+
+static const struct tw_mti_plugin_desc descs[] = {
+  EXPORT_DESC(0, "export_ctf"), EXPORT_DESC(1, "export_perfetto"),
+  EXPORT_DESC(2, "export_json"), EXPORT_DESC(3, "export_csv")};
+
+static struct tw_mti_factory factories[] = {
+  TW_MTI_FACTORY_INIT(descs[0]), TW_MTI_FACTORY_INIT(descs[1]), TW_MTI_FACTORY_INIT(descs[2]),
+  TW_MTI_FACTORY_INIT(descs[3])};
+
+#define NFORMATS (sizeof fmts / sizeof fmts[0])
+
+static int fmt_index(const char *format)
 {
-  if (n && ((!strcmp(n, MTI_PluginFactory_IFNAME) && min <= MTI_PluginFactory_IFREVISION) ||
-            (!strcmp(n, eslapi_CAInterface_IFNAME) && min == 0))) {
-    if (rev)
-      *rev = strcmp(n, MTI_PluginFactory_IFNAME) ? 0 : MTI_PluginFactory_IFREVISION;
-    return self;
-  }
-  return NULL;
-}
-
-static uint32_t fac_nparams(MTI_PluginFactory *self)
-{
-  (void)self;
-  return NPARAMS;
-}
-
-static eslapi_CADIReturn_t fac_infos(MTI_PluginFactory *self, eslapi_CADIParameterInfo_t *l)
-{
-  (void)self;
-  memcpy(l, params, sizeof params);
-  return CADI_STATUS_OK;
-}
-
-static eslapi_CAInterface *fac_instantiate(MTI_PluginFactory *self, const char *name,
-                                           uint32_t n, eslapi_CADIParameterValue_t *v)
-{
-  struct fac *f = (struct fac *)self;
-  struct inst *in = calloc(1, sizeof *in);
-  if (!in)
-    return NULL;
-  in->base.vtbl = &inst_vtbl;
-  in->fac = f;
-  f->status = 0;
-  f->msg[0] = 0;
-  snprintf(in->name, sizeof in->name, "%s", name);
-  if (tw_mti_params_init(&in->params, (eslapi_CAInterface *)&in->base, params, in->values,
-                         NPARAMS, n, v) < 0) {
-    free(in);
-    return NULL;
-  }
-  return (eslapi_CAInterface *)&in->base;
-}
-
-static void fac_release(MTI_PluginFactory *self) { (void)self; }
-
-static const char *fac_prefix(MTI_PluginFactory *self)
-{
-  return ((struct fac *)self)->prefix;
-}
-
-static const struct MTI_PluginFactory_vtbl fac_vtbl = {
-  MTI_PluginFactory_IFREVISION, fac_obtain, fac_nparams, fac_infos, fac_instantiate,
-  fac_release, fac_prefix};
-
-static struct fac factories[] = {
-  {{&fac_vtbl}, "ctf", "export_ctf", 0, ""},
-  {{&fac_vtbl}, "perfetto", "export_perfetto", 0, ""},
-  {{&fac_vtbl}, "json", "export_json", 0, ""},
-  {{&fac_vtbl}, "csv", "export_csv", 0, ""},
-};
-
-static struct fac *fac_by_format(const char *format)
-{
-  for (size_t i = 0; format && i < sizeof factories / sizeof factories[0]; i++)
-    if (!strcmp(factories[i].format, format))
-      return &factories[i];
-  return NULL;
+  for (size_t i = 0; format && i < NFORMATS; i++)
+    if (!strcmp(fmts[i].format, format))
+      return (int)i;
+  return -1;
 }
 
 MTI_PluginFactory *tw_export_plugin_factory(const char *format)
 {
-  struct fac *f = fac_by_format(format);
-  return f ? &f->base : NULL;
+  int i = fmt_index(format);
+  return i < 0 ? NULL : &factories[i].base;
 }
 
 int tw_export_plugin_status(const char *format, char *msg, size_t msglen)
 {
-  struct fac *f = fac_by_format(format);
-  if (!f)
+  int i = fmt_index(format);
+  if (i < 0)
     return TW_ENOENT;
   if (msg && msglen)
-    snprintf(msg, msglen, "%s", f->msg);
-  return f->status;
+    snprintf(msg, msglen, "%s", fmts[i].msg);
+  return fmts[i].status;
 }
 
 struct tw_export *tw_export_plugin_exporter(MTI_PluginInstance *instance)
 {
-  return instance && instance->vtbl == &inst_vtbl ? ((struct inst *)instance)->x : NULL;
+  for (size_t i = 0; i < NFORMATS; i++) {
+    struct tw_mti_instance *mi = tw_mti_instance_of(instance, &descs[i]);
+    if (mi)
+      return ((struct inst *)mi->state)->x;
+  }
+  return NULL;
 }

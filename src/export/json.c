@@ -5,15 +5,18 @@
  *   tracks    "M" process_name / thread_name metadata (pid = endpoint;
  *             tid = the track's thread id; counter tracks are per process)
  *   slices    "B" / "E" on the track's pid/tid
- *   instants  "i" (scope thread) with the fields as args
+ *   instants  "i" (scope thread) with the fields as args (signed fields
+ *             as negative numbers, F32 as numbers or "NaN"/"Infinity")
  *   flows     "s" at the give, "f" (binding point "e") at the ToTask
  *   counters  "C" named after the track, args {"value": n}
  * ts is in microseconds with three decimals: the nanoseconds exactly.
  * Written as it goes; the closing bracket at the end.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "timeline.h"
+#include "tracewire/host/format.h"
 
 struct js {
   struct tw__wfile w;
@@ -98,6 +101,27 @@ static void flow(void *b, const char *ph, uint64_t ts, const struct tl_track *t,
   fputc('}', f);
 }
 
+/* JSON has no NaN or Infinity: those become the strings "NaN",
+ * "Infinity", "-Infinity" (JavaScript's spellings; Number("NaN") reads them
+ * back), so the file stays valid and the value is not lost. Finite values
+ * as `tracewire print` writes them (fewest digits that round-trip the
+ * float), with ".0" added to integral ones so that readers which type
+ * numbers by their spelling (Python) get a float and keep -0.0. */
+static void put_float(FILE *f, double v)
+{
+  if (isnan(v))
+    fputs("\"NaN\"", f);
+  else if (isinf(v))
+    fputs(v < 0 ? "\"-Infinity\"" : "\"Infinity\"", f);
+  else {
+    char t[40];
+    size_t n = tw_field_value_text(t, sizeof t, TW_FT_F32, 32, tw_f32_to_bits((float)v));
+    fwrite(t, 1, n, f);
+    if (!memchr(t, '.', n) && !memchr(t, 'e', n))
+      fputs(".0", f); /* "-0" would read back as the integer 0 in many parsers */
+  }
+}
+
 static void on_instant(void *b, uint64_t ts, const struct tl_track *t, const char *name,
                        const struct tl_arg *a, unsigned na, uint64_t flow_out, uint64_t flow_in)
 {
@@ -114,6 +138,10 @@ static void on_instant(void *b, uint64_t ts, const struct tl_track *t, const cha
     fputc(':', f);
     if (a[i].str)
       put_str(f, a[i].str);
+    else if (a[i].kind == TL_NUM_INT)
+      fprintf(f, "%lld", (long long)a[i].inum);
+    else if (a[i].kind == TL_NUM_FLOAT)
+      put_float(f, a[i].fnum);
     else
       fprintf(f, "%llu", (unsigned long long)a[i].num);
   }

@@ -28,7 +28,7 @@ enum {
   CD_UNIT_NAME = 6,
   TE_DEBUG = 4, TE_TYPE = 9, TE_NAME_IID = 10, TE_TRACK = 11, TE_NAME = 23,
   TE_COUNTER_VALUE = 30, TE_FLOW_IDS = 47, TE_TERM_FLOW_IDS = 48,
-  DA_NAME_IID = 1, DA_UINT = 3, DA_STRING = 6, DA_NAME = 10,
+  DA_NAME_IID = 1, DA_UINT = 3, DA_INT = 4, DA_DOUBLE = 5, DA_STRING = 6, DA_NAME = 10,
   ID_EVENT_NAMES = 2, ID_DEBUG_NAMES = 3,
   IN_IID = 1, IN_NAME = 2,
 };
@@ -98,6 +98,13 @@ static void pb_fixed64(struct pb *b, unsigned field, uint64_t v)
   pb_tag(b, field, WT_I64);
   for (int i = 0; i < 8; i++)
     b->p[b->n++] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t double_bits(double v)
+{
+  uint64_t u;
+  memcpy(&u, &v, sizeof u);
+  return u;
 }
 
 /* ---- interning ---------------------------------------------------------------- */
@@ -286,6 +293,10 @@ static void on_instant(void *b, uint64_t ts, const struct tl_track *t, const cha
       pb_str(&da, DA_NAME, a[i].name);
     if (a[i].str)
       pb_str(&da, DA_STRING, a[i].str);
+    else if (a[i].kind == TL_NUM_INT) /* int64 varint: two's complement, 10 bytes if < 0 */
+      pb_uint(&da, DA_INT, (uint64_t)a[i].inum);
+    else if (a[i].kind == TL_NUM_FLOAT) /* double, fixed64 wire type; NaN/Inf are fine */
+      pb_fixed64(&da, DA_DOUBLE, double_bits(a[i].fnum));
     else
       pb_uint(&da, DA_UINT, a[i].num);
     pb_bytes(&te, TE_DEBUG, da.p, da.n);

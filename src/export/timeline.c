@@ -357,7 +357,15 @@ static unsigned fill_args(struct timeline *tl, const struct tw_event *ev, struct
         s = names[n];
       }
     }
-    a[n++] = (struct tl_arg){f->name, s, v};
+    a[n] = (struct tl_arg){f->name, s, v};
+    if (!s && tw_field_type_signed(f->type)) {
+      a[n].kind = TL_NUM_INT;
+      a[n].inum = tw_field_i32(f, v);
+    } else if (!s && f->type == TW_FT_F32) {
+      a[n].kind = TL_NUM_FLOAT;
+      a[n].fnum = tw_f32_from_bits(v);
+    }
+    n++;
   }
   m = d->marker_field >= 0 && (unsigned)d->marker_field < ev->nvalues
           ? tw_event_marker(d, ev->values[d->marker_field]) : d->default_marker;

@@ -35,10 +35,14 @@ struct tl_track {
 };
 
 #define TL_MAX_ARGS 20
+enum tl_num { TL_NUM_UINT, TL_NUM_INT, TL_NUM_FLOAT };
 struct tl_arg {
   const char *name;
   const char *str; /* NULL: the number */
-  uint64_t num;
+  uint64_t num;    /* TL_NUM_UINT */
+  enum tl_num kind;
+  int64_t inum;    /* TL_NUM_INT: I8..I32 fields, sign-extended */
+  double fnum;     /* TL_NUM_FLOAT: F32 fields (may be NaN or infinite) */
 };
 
 struct tl_ops {

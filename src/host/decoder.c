@@ -381,22 +381,29 @@ const struct tw_event_desc *tw_decoder_custom_at(const struct tw_decoder *d, siz
 
 static int field_type(const char *t, size_t n, enum tw_field_type *ft, uint8_t *bits)
 {
-  if (n == 2 && !memcmp(t, "U8", 2)) { *ft = TW_FT_U8; *bits = 8; return 0; }
-  if (n == 3 && !memcmp(t, "U16", 3)) { *ft = TW_FT_U16; *bits = 16; return 0; }
-  if (n == 3 && !memcmp(t, "U32", 3)) { *ft = TW_FT_U32; *bits = 32; return 0; }
-  if ((n == 3 && !memcmp(t, "STR", 3)) || (n == 4 && !memcmp(t, "BLOB", 4))) {
-    *ft = TW_FT_STRING; /* snapshot data (tw_custom_bytes) */
-    *bits = 0;
-    return 0;
-  }
+  static const struct { char name[5]; enum tw_field_type type; uint8_t bits; } types[] = {
+    {"U8", TW_FT_U8, 8}, {"U16", TW_FT_U16, 16}, {"U32", TW_FT_U32, 32},
+    {"I8", TW_FT_I8, 8}, {"I16", TW_FT_I16, 16}, {"I32", TW_FT_I32, 32},
+    {"F32", TW_FT_F32, 32},
+    {"STR", TW_FT_STRING, 0}, {"BLOB", TW_FT_STRING, 0}, /* snapshot data (tw_custom_bytes) */
+  };
+  for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+    if (n == strlen(types[i].name) && !memcmp(t, types[i].name, n)) {
+      *ft = types[i].type;
+      *bits = types[i].bits;
+      return 0;
+    }
   return TW_EINVAL;
 }
 
 /* "Name field:type field:type ...": one 32-bit data word per field, the
- * type saying how many of its low bits count; or one STR/BLOB field, whose
+ * type saying how many of its low bits count and how to read them (values[]
+ * keep the raw bits; I8..I32 are sign-extended and F32 reinterpreted by
+ * whoever reads them, from the field type); or one STR/BLOB field, whose
  * bytes arrive as snapshot data (include/tracewire/trace.h,
  * tw_custom_declare). */
-static int parse_decl(struct custom *c, const char *s, size_t n, unsigned timed)
+static int parse_decl(struct custom *c, const char *s, size_t n, unsigned timed,
+                      const char **bad, size_t *badn)
 {
   const char *p = s, *end = s + n;
   unsigned nf = 0;
@@ -423,8 +430,11 @@ static int parse_decl(struct custom *c, const char *s, size_t n, unsigned timed)
       return TW_EINVAL;
     struct tw_field_desc *f = &c->fields[nf];
     uint8_t bits;
-    if (field_type(colon + 1, (size_t)(p - colon - 1), &f->type, &bits) < 0)
+    if (field_type(colon + 1, (size_t)(p - colon - 1), &f->type, &bits) < 0) {
+      *bad = colon + 1;
+      *badn = (size_t)(p - colon - 1);
       return TW_EINVAL;
+    }
     memcpy(c->fnames[nf], tok, (size_t)(colon - tok));
     c->fnames[nf][colon - tok] = 0;
     f->name = c->fnames[nf];
@@ -458,10 +468,18 @@ static void custom_declare(struct tw_decoder *d, int si, const struct tw_event *
   memset(&tmp, 0, sizeof tmp);
   tmp.endpoint = ep;
   tmp.desc.id = id;
-  size_t n = ev->str_len;
-  if (parse_decl(&tmp, ev->str, n, ev->values[1]) < 0) {
-    diag(d, TW_DIAG_BAD_DECL, TW_EBADMSG, si, 0, id,
-         "custom event %u: cannot parse declaration \"%.*s\"", id, (int)(n > 120 ? 120 : n), ev->str);
+  size_t n = ev->str_len, badn = 0;
+  const char *bad = NULL;
+  if (parse_decl(&tmp, ev->str, n, ev->values[1], &bad, &badn) < 0) {
+    if (bad)
+      diag(d, TW_DIAG_BAD_DECL, TW_EBADMSG, si, 0, id,
+           "custom event %u: unknown field type \"%.*s\" (expected U8 U16 U32 I8 I16 I32 F32 "
+           "STR BLOB) in declaration \"%.*s\"", id, (int)(badn > 16 ? 16 : badn), bad,
+           (int)(n > 120 ? 120 : n), ev->str);
+    else
+      diag(d, TW_DIAG_BAD_DECL, TW_EBADMSG, si, 0, id,
+           "custom event %u: cannot parse declaration \"%.*s\"", id, (int)(n > 120 ? 120 : n),
+           ev->str);
     return;
   }
   if (tmp.desc.nfields != ev->values[2])

@@ -1,6 +1,9 @@
 /* Event text (format: include/tracewire/host/format.h). Hand-rolled number
  * formatting: print is I/O bound on big traces, and snprintf per field
  * costs more than the decoding. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "tracewire/host/format.h"
 
@@ -88,6 +91,40 @@ static void put_hex16(struct buf *b, unsigned v)
   put(b, t, 4);
 }
 
+/* F32: the fewest significant digits that read back as the same float,
+ * so 0.1f prints "0.1", not "0.100000001", and every value round-trips (9
+ * always does: FLT_DECIMAL_DIG). Denormals can need as few as one digit,
+ * so the search starts there. Non-finite values have one spelling each:
+ * NaN's sign and payload are not kept. */
+static size_t f32_text(char *buf, size_t cap, float v)
+{
+  if (isnan(v))
+    return (size_t)snprintf(buf, cap, "nan");
+  if (isinf(v))
+    return (size_t)snprintf(buf, cap, v < 0 ? "-inf" : "inf");
+  int n = 0;
+  for (int prec = 1; prec <= 9; prec++) {
+    n = snprintf(buf, cap, "%.*g", prec, (double)v);
+    if (strtof(buf, NULL) == v)
+      break;
+  }
+  return (size_t)n;
+}
+
+size_t tw_field_value_text(char *buf, size_t cap, enum tw_field_type type, uint8_t bits,
+                           uint32_t raw)
+{
+  switch (type) {
+  case TW_FT_I8: case TW_FT_I16: case TW_FT_I32:
+    return (size_t)snprintf(buf, cap, "%ld", (long)tw_field_sext(raw, bits));
+  case TW_FT_F32:
+    return f32_text(buf, cap, tw_f32_from_bits(raw));
+  case TW_FT_U8: case TW_FT_U16: case TW_FT_U32: case TW_FT_ENUM8: case TW_FT_STRING:
+    break;
+  }
+  return (size_t)snprintf(buf, cap, "%lu", (unsigned long)raw);
+}
+
 size_t tw_event_format(char *out, size_t cap, const struct tw_event *ev,
                        const struct tw_decoder *d, uint64_t prev_ns, int source)
 {
@@ -131,6 +168,11 @@ size_t tw_event_format(char *out, size_t cap, const struct tw_event *ev,
     }
     if (f->obj == TW_OBJ_OBJKIND) {
       puts_(&b, tw_obj_kind_name((enum tw_obj_kind)v));
+      continue;
+    }
+    if (f->type == TW_FT_F32 || tw_field_type_signed(f->type)) {
+      char t[40];
+      put(&b, t, tw_field_value_text(t, sizeof t, f->type, f->bits, v));
       continue;
     }
     put_u64(&b, v, 1);

@@ -123,6 +123,14 @@ const struct MTI_PluginFactory_vtbl tw_mti_factory_vtbl = {
   MTI_PluginFactory_IFREVISION, fac_obtain, fac_nparams, fac_infos, fac_instantiate,
   fac_release, fac_prefix};
 
+struct tw_mti_instance *tw_mti_instance_of(MTI_PluginInstance *pi,
+                                           const struct tw_mti_plugin_desc *desc)
+{
+  /* Only this helper's instances carry inst_vtbl, so the cast is safe after the check. */
+  struct tw_mti_instance *in = (struct tw_mti_instance *)pi;
+  return pi && pi->vtbl == &inst_vtbl && in->desc == desc ? in : NULL;
+}
+
 /* ---- parameter values ------------------------------------------------------------- */
 
 int64_t tw_mti_instance_int(const struct tw_mti_instance *in, const char *name)

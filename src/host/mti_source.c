@@ -66,6 +66,26 @@ static enum mti_role role_of(const struct tw_event_desc *d, const struct tw__mti
   return s->task_field >= 0 && s->marker_field >= 0 ? MTI_ROLE_OTHER_TASK : MTI_ROLE_NONE;
 }
 
+/* A field type's MTI type and size. Values are stored as the low `size`
+ * bytes of the decoded word, which for I8..I32 are the two's complement
+ * bits (GetAs sign-extends them from the MTI type) and for F32 the float
+ * itself in host order (MTI_EventRecord_GetF32). */
+static void mti_type_of(enum tw_field_type t, MTI_EventFieldType_Type *type, uint16_t *size)
+{
+  switch (t) {
+  case TW_FT_U8: case TW_FT_ENUM8: *type = MTI_UNSIGNED_INT; *size = 1; return;
+  case TW_FT_U16: *type = MTI_UNSIGNED_INT; *size = 2; return;
+  case TW_FT_U32: *type = MTI_UNSIGNED_INT; *size = 4; return;
+  case TW_FT_I8: *type = MTI_SIGNED_INT; *size = 1; return;
+  case TW_FT_I16: *type = MTI_SIGNED_INT; *size = 2; return;
+  case TW_FT_I32: *type = MTI_SIGNED_INT; *size = 4; return;
+  case TW_FT_F32: *type = MTI_FLOAT; *size = 4; return;
+  case TW_FT_STRING: break;
+  }
+  *type = MTI_STRING;
+  *size = 0;
+}
+
 struct tw__mti_source_spec *tw__mti_spec_from_desc(const struct tw_event_desc *d)
 {
   struct tw__mti_source_spec *s = calloc(1, sizeof *s);
@@ -82,12 +102,14 @@ struct tw__mti_source_spec *tw__mti_spec_from_desc(const struct tw_event_desc *d
   for (int i = 0; i < n; i++) {
     const struct tw_field_desc *fd = &d->fields[i];
     bool is_enum = (i == s->marker_field && d->nenums > 0) || fd->type == TW_FT_ENUM8;
-    uint16_t size = fd->type == TW_FT_U16 ? 2 : fd->type == TW_FT_U32 ? 4 : 1;
+    MTI_EventFieldType_Type type;
+    uint16_t size;
     if (fd->type == TW_FT_STRING) {
       add_field(s, fd->name, fd->doc, MTI_STRING, 0, fd->obj, MTI_FILL_STRING, (uint8_t)i);
       continue;
     }
-    add_field(s, fd->name, fd->doc, is_enum ? MTI_ENUM : MTI_UNSIGNED_INT, size, fd->obj,
+    mti_type_of(fd->type, &type, &size);
+    add_field(s, fd->name, fd->doc, is_enum ? MTI_ENUM : type, size, fd->obj,
               MTI_FILL_VALUE, (uint8_t)i);
     if (is_enum && i == s->marker_field) {
       s->fields[i].enums = d->enums;

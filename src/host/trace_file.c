@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "tracewire/host/trace_file.h"
 #include "tracewire/host/sys.h"
 #include "tracewire/uia.h"
@@ -172,18 +173,42 @@ unsigned long long tw_twt_data_bytes(const struct tw_twt_writer *w) { return w->
 
 /* ---- reader -------------------------------------------------------------- */
 
+/* The buffer holds the largest chunk plus a read's worth. A regular file
+ * smaller than that gets a buffer its size (plus one byte, so a read can
+ * see the end): opening a small trace costs no 5 MiB allocation. The
+ * buffer grows up to RBUF if a chunk needs it (a file still being
+ * recorded grows after it was opened). */
 #define RBUF (TW_TWT_MAX_CHUNK + TW_TWT_CHUNK_HDR_BYTES + (1u << 20))
+#define RBUF_MIN (64u << 10)
 
 struct tw_twt_reader {
   int fd, eof;
   char path[256];
   char msg[400];
   uint8_t *buf;
-  size_t start, end;
+  size_t cap, start, end;
   unsigned long long base; /* file offset of buf[0] */
   uint64_t created;
   int pending;             /* error to return on the next call */
 };
+
+/* Room for need bytes from start (need <= RBUF - chunk bounds hold that). */
+static int rgrow(struct tw_twt_reader *r, size_t need)
+{
+  size_t cap = r->cap;
+  while (cap < need + 1 && cap < RBUF)
+    cap = cap * 2 < RBUF ? cap * 2 : RBUF;
+  if (cap == r->cap)
+    return 0;
+  uint8_t *b = realloc(r->buf, cap);
+  if (!b) {
+    snprintf(r->msg, sizeof r->msg, "%s: out of memory for a %zu-byte read buffer", r->path, cap);
+    return TW_ENOMEM;
+  }
+  r->buf = b;
+  r->cap = cap;
+  return 0;
+}
 
 static int rfill(struct tw_twt_reader *r, size_t need)
 {
@@ -194,7 +219,10 @@ static int rfill(struct tw_twt_reader *r, size_t need)
       r->end -= r->start;
       r->start = 0;
     }
-    ssize_t n = tw_sys->read(r->fd, r->buf + r->end, RBUF - r->end);
+    int g = rgrow(r, need);
+    if (g < 0)
+      return g;
+    ssize_t n = tw_sys->read(r->fd, r->buf + r->end, r->cap - r->end);
     if (n < 0 && errno == EINTR)
       continue;
     if (n < 0) {
@@ -223,15 +251,25 @@ int tw_twt_probe(const char *path)
 int tw_twt_open(const char *path, struct tw_twt_reader **out, char *err, size_t errcap)
 {
   struct tw_twt_reader *r = calloc(1, sizeof *r);
-  if (!r || !(r->buf = malloc(RBUF))) {
+  if (!r)
+    return TW_ENOMEM;
+  snprintf(r->path, sizeof r->path, "%s", path);
+  r->fd = tw_sys->open(path, O_RDONLY | O_CLOEXEC, 0);
+  int open_errno = errno;
+  struct stat st;
+  r->cap = RBUF;
+  if (r->fd >= 0 && fstat(r->fd, &st) == 0 && S_ISREG(st.st_mode) &&
+      (unsigned long long)st.st_size < RBUF)
+    r->cap = (size_t)st.st_size + 1 > RBUF_MIN ? (size_t)st.st_size + 1 : RBUF_MIN;
+  if (!(r->buf = malloc(r->cap))) {
+    if (r->fd >= 0)
+      tw_sys->close(r->fd);
     free(r);
     return TW_ENOMEM;
   }
-  snprintf(r->path, sizeof r->path, "%s", path);
-  r->fd = tw_sys->open(path, O_RDONLY | O_CLOEXEC, 0);
   int rc = 0;
   if (r->fd < 0) {
-    snprintf(err, errcap, "%s: %s", path, strerror(errno));
+    snprintf(err, errcap, "%s: %s", path, strerror(open_errno));
     rc = TW_ENOENT;
   } else if ((rc = rfill(r, TW_TWT_HDR_BYTES)) <= 0 ||
              memcmp(r->buf, TW_TWT_MAGIC, 8) != 0) {

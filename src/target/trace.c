@@ -68,6 +68,17 @@ void tw_name_reset(void)
   __atomic_store_n(&nnames, 0, __ATOMIC_RELEASE);
 }
 
+/* The one-word field types; the host decoder's field_type() knows the same
+ * names and what their bits mean. */
+static int word_type(const char *t, size_t tl)
+{
+  static const char types[][4] = {"U8", "U16", "U32", "I8", "I16", "I32", "F32"};
+  for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+    if (tl == strlen(types[i]) && !memcmp(t, types[i], tl))
+      return 1;
+  return 0;
+}
+
 /* "Name f:U8 g:U32": a name, then fields "ident:type". Returns the field
  * count or -1; *bytes is set for a single STR or BLOB field. */
 static int parse_decl(const char *d, int *bytes)
@@ -95,7 +106,7 @@ static int parse_decl(const char *d, int *bytes)
     size_t tl = (size_t)(p - t);
     if ((tl == 3 && !memcmp(t, "STR", 3)) || (tl == 4 && !memcmp(t, "BLOB", 4)))
       nbytes++;
-    else if (!((tl == 2 && !memcmp(t, "U8", 2)) || (tl == 3 && (!memcmp(t, "U16", 3) || !memcmp(t, "U32", 3)))))
+    else if (!word_type(t, tl))
       return -1;
     nf++;
   }

@@ -34,7 +34,7 @@ elif [ "${CI:-}" = true ]; then
   fail "jq not installed (Debian package jq)"
 fi
 
-python3 - "$tmp/print.txt" "$tmp/t.perfetto-trace" "$tmp/t.json" "$tmp/csv" <<'EOF'
+PYTHONPATH="$(dirname "$0")" python3 - "$tmp/print.txt" "$tmp/t.perfetto-trace" "$tmp/t.json" "$tmp/csv" <<'EOF'
 import csv, json, os, re, sys
 from collections import Counter, defaultdict
 
@@ -67,34 +67,8 @@ others = [e for e in events if e[3] != 'TaskSwitch']
 endpoints = {e[1] for e in events}
 cores = {(e[1], e[2]) for e in events}
 
-# ---- a protobuf reader --------------------------------------------------------
-def varint(b, i):
-    v = s = 0
-    while True:
-        c = b[i]; i += 1
-        v |= (c & 0x7F) << s; s += 7
-        if c < 0x80:
-            return v, i
-def fields(b):
-    """[(field, value)]: value int (varint/fixed) or bytes (length-delimited)."""
-    i, out = 0, []
-    while i < len(b):
-        key, i = varint(b, i)
-        f, wt = key >> 3, key & 7
-        if wt == 0:
-            v, i = varint(b, i)
-        elif wt == 1:
-            v = int.from_bytes(b[i:i + 8], 'little'); i += 8
-        elif wt == 5:
-            v = int.from_bytes(b[i:i + 4], 'little'); i += 4
-        elif wt == 2:
-            n, i = varint(b, i); v = b[i:i + n]; i += n
-        else:
-            fail('wire type %d at byte %d' % (wt, i))
-        out.append((f, v))
-    if i != len(b):
-        fail('message overruns its length')
-    return out
+# ---- the protobuf reader: tests/sh/pbwire.py -------------------------------------
+from pbwire import fields
 def one(fs, n, default=None):
     v = [x for f, x in fs if f == n]
     return v[-1] if v else default

@@ -25,4 +25,12 @@
 size_t tw_event_format(char *buf, size_t cap, const struct tw_event *ev,
                        const struct tw_decoder *d, uint64_t prev_ns, int source);
 
+/* A one-word field's raw value (tw_event.values[i]) as text, as print and
+ * CSV show it: decimal for U8..U32 and ENUM8, and (sign-extended from `bits`) for I8..I32;
+ * F32 in the fewest %g digits that read back to the same float, or "nan",
+ * "inf", "-inf". Returns the length (< cap; cap >= 32 never cuts). Pure;
+ * any thread. */
+size_t tw_field_value_text(char *buf, size_t cap, enum tw_field_type type, uint8_t bits,
+                           uint32_t raw);
+
 #endif
