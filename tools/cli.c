@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "tracewire/host/conn_twt.h"
 #include "tracewire/host/trace_file.h"
+#include "tracewire/host/twt_index.h"
 #include "tracewire/error.h"
 
 void cli_err(const char *fmt, ...)
@@ -107,8 +108,12 @@ static int discover(struct cli_trace *t)
     int seen = 0;
     for (size_t i = 0; i < t->nsrc; i++)
       seen |= t->src[i].id == c.source;
-    if (!seen)
+    if (!seen) {
+      /* kept here too: a reader that seeks past the SOURCE chunks */
+      snprintf(t->src[t->nsrc].uri, sizeof t->src[t->nsrc].uri, "%.*s", (int)c.len,
+               (const char *)c.data);
       t->src[t->nsrc++].id = c.source;
+    }
   }
   tw_twt_close_reader(r);
   if (t->nsrc <= 1) {
@@ -169,6 +174,88 @@ int cli_trace_open(struct cli_trace *t, const char *path)
   }
   t->d = t->src[0].d;
   return 0;
+}
+
+/* Time window: see cli.h. Every offset is checked (twt_index.c) before
+ * anything moves; the decoder checkpoint last, per source, and a source
+ * whose checkpoint does not restore is read from the start. */
+static int seek_source(struct cli_trace *t, struct tw_twt_index *ix, size_t i, long long from,
+                       long long to, char *why, size_t cap)
+{
+  struct tw_twt_resume at[TW_TWT_INDEX_SOURCES], stop[TW_TWT_INDEX_SOURCES];
+  struct cli_src *s = &t->src[i];
+  long k = from > 0 ? tw_twt_index_start(ix, i, (uint64_t)from) : -1;
+  long j = to >= 0 ? tw_twt_index_stop(ix, i, (uint64_t)to) : -1;
+  int rc;
+  if (j >= 0) {
+    if ((rc = tw_twt_index_point(ix, j, stop, why, cap)) < 0)
+      return rc;
+  }
+  if (k >= 0) {
+    if ((rc = tw_twt_index_point(ix, k, at, why, cap)) < 0)
+      return rc;
+    if (tw_decoder_restore(s->d, at[i].state, at[i].state_len) < 0) {
+      snprintf(why, cap, "%s: index: decoder state of source %d at point %ld does not restore",
+               t->path, s->id, k);
+      return TW_EBADMSG;
+    }
+    if ((rc = tw_conn_twt_seek(s->conn, at[i].foff, at[i].soff, at[i].resume)) < 0 ||
+        (rc = tw_reader_resume(s->r, at[i].resume, at[i].packets, at[i].in_sync)) < 0) {
+      snprintf(why, cap, "%s", tw_conn_error(s->conn));
+      return rc; /* not recoverable: the source moved */
+    }
+    s->last_ns = at[i].last_ns;
+  }
+  if (j >= 0)
+    tw_conn_twt_limit(s->conn, stop[i].resume);
+  return 0;
+}
+
+int cli_trace_window(struct cli_trace *t, long long from, long long to)
+{
+  char why[512] = "";
+  struct tw_twt_index *ix;
+  if (!t->is_twt || (from <= 0 && to < 0))
+    return 0;
+  int rc = tw_twt_index_load(t->path, &ix, why, sizeof why);
+  if (rc == 0)
+    return 0;
+  if (rc > 0) {
+    if (tw_twt_index_nsources(ix) != t->nsrc)
+      rc = TW_EBADMSG;
+    for (size_t i = 0; rc > 0 && i < t->nsrc; i++)
+      if (tw_twt_index_source(ix, i) != t->src[i].id)
+        rc = TW_EBADMSG;
+    if (rc < 0)
+      snprintf(why, sizeof why, "%s: index: its sources are not the file's", t->path);
+    for (size_t i = 0; rc > 0 && i < t->nsrc; i++) {
+      int r = seek_source(t, ix, i, from, to, why, sizeof why);
+      if (r < 0 && t->src[i].conn->nread) {
+        cli_err("%s", why);
+        tw_twt_index_free(ix);
+        return TW_EXIT_ERROR;
+      }
+      if (r < 0)
+        rc = r;
+    }
+    t->index_bytes = tw_twt_index_bytes_read(ix);
+    tw_twt_index_free(ix);
+  }
+  if (rc < 0) {
+    /* sources already moved stay so: each one is decoded on its own */
+    fprintf(stderr, "tracewire: %s; reading the whole file instead\n", why);
+    return 0;
+  }
+  t->indexed = 1;
+  return 0;
+}
+
+unsigned long long cli_trace_bytes_read(const struct cli_trace *t)
+{
+  unsigned long long n = t->index_bytes;
+  for (size_t i = 0; t->is_twt && i < t->nsrc; i++)
+    n += tw_conn_twt_bytes_read(t->src[i].conn);
+  return n;
 }
 
 static void skip_cb(void *ctx, const struct tw_skip *skip) { tw_decoder_skip(((struct cli_src *)ctx)->d, skip); }

@@ -55,6 +55,8 @@ struct cli_trace {
   unsigned long long damage;   /* skips, bad records, snapshot errors, truncation */
   unsigned long long diags;
   int have_end, truncated;
+  int indexed;                 /* cli_trace_window() used the time index */
+  unsigned long long index_bytes;
   tw_event_fn on_event;        /* the command's consumer, set before run */
   void *ev_ctx;
 };
@@ -64,6 +66,15 @@ int cli_trace_open(struct cli_trace *t, const char *path);
  * behind in time goes next). Returns 0, the consumer's value, or an
  * error already printed. */
 int cli_trace_run(struct cli_trace *t);
+/* Only events in [from, to] ns are wanted (-1: open end), so a .twt with
+ * a time index (docs/trace-file.md) may be read from a point before from
+ * up to a point after to instead of whole: the events in the window come
+ * out exactly as a full read gives them. An index that does not hold up
+ * is said in one line and the file read whole. Call after open, before
+ * run. 0, or an exit status after an error already printed. */
+int cli_trace_window(struct cli_trace *t, long long from, long long to);
+/* File bytes read so far (the index included). */
+unsigned long long cli_trace_bytes_read(const struct cli_trace *t);
 /* The source (and so the decoder: names, streams) an event came from. */
 static inline const struct cli_src *cli_src_of(const struct cli_trace *t, const struct tw_event *ev)
 {

@@ -154,6 +154,11 @@ int tw_cli_print(int argc, char **argv)
     return rc;
   }
   p->t.quiet = quiet;
+  if ((rc = cli_trace_window(&p->t, p->t_from, p->t_to)) != 0) {
+    cli_trace_close(&p->t);
+    free(p);
+    return rc;
+  }
   struct tw_merge *m;
   if (tw_merge_open(&m, window, on_event, p) < 0) {
     cli_err("out of memory");

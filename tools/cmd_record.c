@@ -361,6 +361,7 @@ int tw_cli_record(int argc, char **argv)
     cli_err("record: %s", err);
     return TW_EXIT_ERROR;
   }
+  tw_twt_writer_index(R.w, 0); /* a time index for print --filter time= (no memory: none) */
   for (size_t k = 0; k < nfrom; k++) /* every SOURCE chunk first: readers find them there */
     tw_twt_write(R.w, TW_TWT_SOURCE, (uint16_t)k, tw_sys_wall_ns(), from[k], strlen(from[k]));
   int status = TW_EXIT_OK;

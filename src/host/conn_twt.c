@@ -28,12 +28,17 @@ struct twt_source {
   /* recent (stream offset -> file offset) of DATA payloads, for locate() */
   struct { unsigned long long soff, foff, len; } map[MAPS];
   unsigned nmap;
+  unsigned long long discard; /* stream bytes to drop (a seek to mid-chunk) */
+  unsigned long long limit;   /* stream offset that reads as the end */
+  int has_limit;
 };
 
 static int twt_read(struct tw_conn *s, void *buf, size_t cap, int timeout_ms)
 {
   struct twt_source *t = (struct twt_source *)s;
   (void)timeout_ms;
+  if (t->has_limit && s->nread >= t->limit)
+    return TW_EOF;
   while (!t->have || t->used == t->c.len) {
     int rc = tw_twt_next(t->r, &t->c);
     if (rc == 0)
@@ -52,6 +57,11 @@ static int twt_read(struct tw_conn *s, void *buf, size_t cap, int timeout_ms)
       t->map[i].soff = s->nread;
       t->map[i].foff = t->c.file_offset + TW_TWT_CHUNK_HDR_BYTES;
       t->map[i].len = t->c.len;
+      if (t->discard) {
+        t->used = t->discard < t->c.len ? (size_t)t->discard : t->c.len;
+        t->discard -= t->used;
+        s->nread += t->used;
+      }
     } else if (t->on_chunk) {
       t->on_chunk(t->ctx, &t->c, 0, NULL);
     }
@@ -59,6 +69,8 @@ static int twt_read(struct tw_conn *s, void *buf, size_t cap, int timeout_ms)
   size_t n = t->c.len - t->used;
   if (n > cap)
     n = cap;
+  if (t->has_limit && n > t->limit - s->nread)
+    n = (size_t)(t->limit - s->nread);
   memcpy(buf, t->c.data + t->used, n);
   t->used += n;
   s->nread += n;
@@ -107,4 +119,34 @@ void tw_conn_twt_on_chunk(struct tw_conn *s, tw_twt_chunk_fn fn, void *ctx)
   struct twt_source *t = (struct twt_source *)s;
   t->on_chunk = fn;
   t->ctx = ctx;
+}
+
+int tw_conn_twt_seek(struct tw_conn *s, unsigned long long foff, unsigned long long soff,
+                     unsigned long long resume)
+{
+  struct twt_source *t = (struct twt_source *)s;
+  if (resume < soff || s->nread)
+    return TW_EINVAL;
+  int rc = tw_twt_seek(t->r, foff);
+  if (rc < 0) {
+    snprintf(s->err, sizeof s->err, "%s", tw_twt_reader_error(t->r));
+    return rc;
+  }
+  t->have = 0;
+  t->used = 0;
+  s->nread = soff;
+  t->discard = resume - soff;
+  return 0;
+}
+
+void tw_conn_twt_limit(struct tw_conn *s, unsigned long long stop)
+{
+  struct twt_source *t = (struct twt_source *)s;
+  t->limit = stop;
+  t->has_limit = 1;
+}
+
+unsigned long long tw_conn_twt_bytes_read(const struct tw_conn *s)
+{
+  return tw_twt_bytes_read(((const struct twt_source *)s)->r);
 }

@@ -259,6 +259,8 @@ void tw_decoder_set_freq(struct tw_decoder *d, uint16_t endpoint, uint32_t freq_
 
 /* ---- streams ------------------------------------------------------------------ */
 
+static int stream_new(struct tw_decoder *d, uint16_t ep, uint16_t inst, uint16_t module);
+
 static int find_stream(struct tw_decoder *d, uint16_t ep, uint16_t inst, uint16_t module)
 {
   if (d->last_stream >= 0) {
@@ -276,6 +278,11 @@ static int find_stream(struct tw_decoder *d, uint16_t ep, uint16_t inst, uint16_
            d->cfg.max_streams, ep, inst);
     return -1;
   }
+  return stream_new(d, ep, inst, module);
+}
+
+static int stream_new(struct tw_decoder *d, uint16_t ep, uint16_t inst, uint16_t module)
+{
   struct stream *s = &d->streams[d->nstreams];
   memset(s, 0, sizeof *s);
   s->expect = 0x10000u; /* no record yet */
@@ -379,14 +386,15 @@ const struct tw_event_desc *tw_decoder_custom_at(const struct tw_decoder *d, siz
   return &d->customs[i].desc;
 }
 
+static const struct { char name[5]; enum tw_field_type type; uint8_t bits; } types[] = {
+  {"U8", TW_FT_U8, 8}, {"U16", TW_FT_U16, 16}, {"U32", TW_FT_U32, 32},
+  {"I8", TW_FT_I8, 8}, {"I16", TW_FT_I16, 16}, {"I32", TW_FT_I32, 32},
+  {"F32", TW_FT_F32, 32},
+  {"STR", TW_FT_STRING, 0}, {"BLOB", TW_FT_STRING, 0}, /* snapshot data (tw_custom_bytes) */
+};
+
 static int field_type(const char *t, size_t n, enum tw_field_type *ft, uint8_t *bits)
 {
-  static const struct { char name[5]; enum tw_field_type type; uint8_t bits; } types[] = {
-    {"U8", TW_FT_U8, 8}, {"U16", TW_FT_U16, 16}, {"U32", TW_FT_U32, 32},
-    {"I8", TW_FT_I8, 8}, {"I16", TW_FT_I16, 16}, {"I32", TW_FT_I32, 32},
-    {"F32", TW_FT_F32, 32},
-    {"STR", TW_FT_STRING, 0}, {"BLOB", TW_FT_STRING, 0}, /* snapshot data (tw_custom_bytes) */
-  };
   for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
     if (n == strlen(types[i].name) && !memcmp(t, types[i].name, n)) {
       *ft = types[i].type;
@@ -963,4 +971,234 @@ int tw_decoder_run(struct tw_decoder *d, struct tw_reader *r)
     if (rc)
       return rc;
   }
+}
+
+/* ---- checkpoint ------------------------------------------------------------------
+ *
+ * What decoding a prefix of a stream leaves behind that changes how the
+ * rest decodes: per stream its clock (frequency, last ticks: the 32-bit
+ * timestamp's high half), its sequence state, in creation order (event
+ * stream indexes); the names; the custom declarations (as their text,
+ * parsed again on restore, so there is one parser). Counters are not
+ * carried: they describe what was read. Layout, little-endian:
+ *   u32 'TWDS', u32 version 1, u32 default_freq_hz, u8 no_freq_reported,
+ *   u32 nstreams, streams (see put_stream), u32 nnames, names (u64 key,
+ *   u8 len, bytes), u32 ncustom, customs (u16 endpoint, u16 id, u8 timed,
+ *   u16 len, declaration text). */
+
+#define CKPT_MAGIC 0x53445754u /* "TWDS" */
+
+struct cbuf {
+  uint8_t *p;
+  size_t cap, n;
+  const uint8_t *in;
+  size_t len, at;
+  int bad;
+};
+
+static void cput(struct cbuf *b, const void *v, size_t n)
+{
+  if (b->n + n <= b->cap)
+    memcpy(b->p + b->n, v, n);
+  b->n += n;
+}
+static void cput8(struct cbuf *b, uint64_t v) { uint8_t x = (uint8_t)v; cput(b, &x, 1); }
+static void cput16(struct cbuf *b, uint64_t v) { cput8(b, v); cput8(b, v >> 8); }
+static void cput32(struct cbuf *b, uint64_t v) { cput16(b, v); cput16(b, v >> 16); }
+static void cput64(struct cbuf *b, uint64_t v) { cput32(b, v); cput32(b, v >> 32); }
+
+static const uint8_t *cget(struct cbuf *b, size_t n)
+{
+  if (b->bad || b->len - b->at < n) {
+    b->bad = 1;
+    return NULL;
+  }
+  b->at += n;
+  return b->in + b->at - n;
+}
+static uint64_t cgetn(struct cbuf *b, unsigned bytes)
+{
+  const uint8_t *p = cget(b, bytes);
+  uint64_t v = 0;
+  for (unsigned i = 0; p && i < bytes; i++)
+    v |= (uint64_t)p[i] << (8 * i);
+  return v;
+}
+
+/* The declaration text parse_decl() turns into c again. */
+static size_t custom_text(const struct custom *c, char *out, size_t cap)
+{
+  size_t n = (size_t)snprintf(out, cap, "%s", c->name);
+  for (unsigned i = 0; i < c->desc.nfields && n < cap; i++) {
+    const char *t = "U32";
+    for (size_t k = 0; k < sizeof types / sizeof types[0]; k++)
+      if (types[k].type == c->fields[i].type && types[k].bits == c->fields[i].bits) {
+        t = types[k].name;
+        break;
+      }
+    n += (size_t)snprintf(out + n, cap - n, " %s:%s", c->fnames[i], t);
+  }
+  return n;
+}
+
+int tw_decoder_save(const struct tw_decoder *d, void *buf, size_t cap)
+{
+  struct cbuf b = { .p = buf, .cap = cap };
+  cput32(&b, CKPT_MAGIC);
+  cput32(&b, 1);
+  cput32(&b, d->cfg.default_freq_hz);
+  cput8(&b, d->no_freq_reported != 0);
+  cput32(&b, d->nstreams);
+  for (size_t i = 0; i < d->nstreams; i++) {
+    const struct stream *s = &d->streams[i];
+    if (s->snap.active || s->snap.skip)
+      return TW_EAGAIN; /* a snapshot spans the point: not resumable here */
+    cput16(&b, s->st.endpoint);
+    cput16(&b, s->st.instance);
+    cput16(&b, s->st.module);
+    cput32(&b, s->st.freq_hz);
+    cput8(&b, (unsigned)s->freq_known | (unsigned)s->have_pkt_seq << 1 | (unsigned)s->have_seq << 2 |
+                  (unsigned)s->pkt_gap << 3 | (unsigned)s->st.have_time << 4);
+    cput16(&b, s->next_pkt_seq);
+    cput16(&b, s->next_seq);
+    cput32(&b, s->expect);
+    cput32(&b, s->seq_ext);
+    cput64(&b, s->pending_drops);
+    cput64(&b, s->last_ticks);
+    cput64(&b, s->st.first_ticks);
+  }
+  cput32(&b, d->nnames);
+  for (size_t i = 0; i < d->nnames; i++) {
+    const struct name_slot *e = &d->names[d->name_order[i]];
+    size_t n = strlen(e->name);
+    cput64(&b, e->key);
+    cput8(&b, n);
+    cput(&b, e->name, n);
+  }
+  cput32(&b, d->ncustom);
+  for (size_t i = 0; i < d->ncustom; i++) {
+    const struct custom *c = &d->customs[i];
+    char text[48 + TW_EVENT_MAX_VALUES * 32];
+    size_t n = custom_text(c, text, sizeof text);
+    cput16(&b, c->endpoint);
+    cput16(&b, c->desc.id);
+    cput8(&b, (c->desc.flags & TW_EVF_TIMED) != 0);
+    cput16(&b, n);
+    cput(&b, text, n);
+  }
+  if (b.n > (size_t)0x7FFFFFFF)
+    return TW_ETOOBIG;
+  return (int)b.n;
+}
+
+static int restore_streams(struct tw_decoder *d, struct cbuf *b)
+{
+  uint32_t n = (uint32_t)cgetn(b, 4);
+  if (b->bad || n > d->cfg.max_streams)
+    return TW_EBADMSG;
+  for (uint32_t i = 0; i < n; i++) {
+    uint16_t ep = (uint16_t)cgetn(b, 2), inst = (uint16_t)cgetn(b, 2), mod = (uint16_t)cgetn(b, 2);
+    uint32_t hz = (uint32_t)cgetn(b, 4);
+    unsigned fl = (unsigned)cgetn(b, 1);
+    if (b->bad || stream_new(d, ep, inst, mod) < 0)
+      return b->bad ? TW_EBADMSG : TW_ENOMEM;
+    struct stream *s = &d->streams[d->nstreams - 1];
+    s->freq_known = 0;
+    if (fl & 1)
+      stream_set_freq(s, hz);
+    else if (hz) {
+      stream_set_freq(s, hz); /* the assumed clock, still "unknown" */
+      s->freq_known = 0;
+    }
+    s->have_pkt_seq = (fl >> 1) & 1;
+    s->have_seq = (fl >> 2) & 1;
+    s->pkt_gap = (fl >> 3) & 1;
+    s->st.have_time = (fl >> 4) & 1;
+    s->next_pkt_seq = (uint16_t)cgetn(b, 2);
+    s->next_seq = (uint16_t)cgetn(b, 2);
+    s->expect = (uint32_t)cgetn(b, 4);
+    s->seq_ext = (uint32_t)cgetn(b, 4);
+    s->pending_drops = cgetn(b, 8);
+    s->last_ticks = s->st.last_ticks = cgetn(b, 8);
+    s->st.first_ticks = cgetn(b, 8);
+    if (s->expect > 0x10000u)
+      return TW_EBADMSG;
+  }
+  return b->bad ? TW_EBADMSG : 0;
+}
+
+static int restore_tables(struct tw_decoder *d, struct cbuf *b)
+{
+  uint32_t n = (uint32_t)cgetn(b, 4);
+  if (b->bad || n > d->cfg.max_names)
+    return TW_EBADMSG;
+  for (uint32_t i = 0; i < n; i++) {
+    uint64_t key = cgetn(b, 8);
+    size_t len = (size_t)cgetn(b, 1);
+    const char *s = (const char *)cget(b, len);
+    if (!s || !(key >> 63) || len >= NAME_MAX_BYTES)
+      return TW_EBADMSG;
+    name_set(d, -1, (uint16_t)(key >> 40), (uint32_t)(key >> 32) & 0xFF, (uint32_t)key, s, len);
+  }
+  n = (uint32_t)cgetn(b, 4);
+  if (b->bad || n > d->cfg.max_custom)
+    return TW_EBADMSG;
+  for (uint32_t i = 0; i < n; i++) {
+    struct tw_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.endpoint = (uint16_t)cgetn(b, 2);
+    ev.values[0] = (uint32_t)cgetn(b, 2);
+    ev.values[1] = (uint32_t)cgetn(b, 1);
+    size_t len = (size_t)cgetn(b, 2);
+    ev.str = (const char *)cget(b, len);
+    ev.str_len = len;
+    if (!ev.str)
+      return TW_EBADMSG;
+    size_t before = d->ncustom;
+    struct custom tmp;
+    const char *bad = NULL;
+    size_t badn = 0;
+    if (parse_decl(&tmp, ev.str, len, ev.values[1], &bad, &badn) < 0)
+      return TW_EBADMSG;
+    ev.values[2] = tmp.desc.nfields;
+    custom_declare(d, -1, &ev);
+    if (d->ncustom == before && !custom_find(d, ev.endpoint, (uint16_t)ev.values[0]))
+      return TW_EBADMSG;
+  }
+  return 0;
+}
+
+int tw_decoder_restore(struct tw_decoder *d, const void *buf, size_t len)
+{
+  struct cbuf b = { .in = buf, .len = len };
+  if (d->nstreams || d->nnames || d->ncustom)
+    return TW_EINVAL;
+  if (cgetn(&b, 4) != CKPT_MAGIC || cgetn(&b, 4) != 1)
+    return TW_EBADMSG;
+  uint32_t freq = (uint32_t)cgetn(&b, 4);
+  int nofreq = (int)cgetn(&b, 1);
+  if (b.bad)
+    return TW_EBADMSG;
+  int rc = restore_streams(d, &b);
+  if (rc == 0)
+    rc = restore_tables(d, &b);
+  if (rc == 0 && b.at != b.len)
+    rc = TW_EBADMSG;
+  if (rc < 0) {
+    /* back to a fresh decoder: a half-restored one would decode wrongly */
+    for (size_t i = 0; i < d->nstreams; i++)
+      free(d->streams[i].snap_buf);
+    d->nstreams = 0;
+    d->last_stream = -1;
+    for (size_t i = 0; i < d->nnames; i++)
+      d->names[d->name_order[i]].key = 0;
+    d->nnames = 0;
+    d->ncustom = 0;
+    return rc;
+  }
+  if (freq)
+    d->cfg.default_freq_hz = freq;
+  d->no_freq_reported = nofreq;
+  d->last_stream = -1;
+  return 0;
 }

@@ -93,6 +93,25 @@ unsigned long long tw_reader_pkt_number(const struct tw_reader *r) { return r->p
 const struct tw_reader_stats *tw_reader_stats(const struct tw_reader *r) { return &r->st; }
 struct tw_conn *tw_reader_conn(const struct tw_reader *r) { return r->src; }
 
+int tw_reader_resume_point(const struct tw_reader *r, unsigned long long *off, unsigned long long *num)
+{
+  if (r->skipping || r->cut)
+    return TW_EAGAIN;
+  *off = r->base + r->start;
+  *num = r->pkt_num;
+  return r->in_sync;
+}
+
+int tw_reader_resume(struct tw_reader *r, unsigned long long off, unsigned long long num, int in_sync)
+{
+  if (r->end || r->st.packets || r->base)
+    return TW_EINVAL;
+  r->base = r->pkt_off = off;
+  r->pkt_num = num;
+  r->in_sync = in_sync != 0;
+  return 0;
+}
+
 const char *tw_skip_reason(int reason)
 {
   switch (reason) {

@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "tracewire/host/trace_file.h"
+#include "tracewire/host/twt_index.h"
 #include "tracewire/host/sys.h"
 #include "tracewire/uia.h"
 #include "tracewire/error.h"
@@ -32,6 +34,8 @@ struct tw_twt_writer {
   char msg[400];
   unsigned long long offset, data_bytes, data_chunks;
   uint8_t *buf;
+  struct tw_twt_indexer *ix;
+  uint64_t end_ns;
 };
 
 static int wfail(struct tw_twt_writer *w, const char *what)
@@ -113,8 +117,45 @@ int tw_twt_create(const char *path, struct tw_twt_writer **out, char *err, size_
   return 0;
 }
 
+int tw_twt_writer_index(struct tw_twt_writer *w, unsigned long long every)
+{
+  return w->ix ? 0 : tw_twt_indexer_open(&w->ix, every);
+}
+
+void tw_twt_writer_times(struct tw_twt_writer *w, uint64_t created_ns, uint64_t end_ns)
+{
+  w->end_ns = end_ns;
+  uint8_t t[8];
+  put64(t, created_ns);
+  if (created_ns && pwrite(w->fd, t, sizeof t, 16) != (ssize_t)sizeof t)
+    wfail(w, "write the creation time");
+}
+
+static int write_chunk(struct tw_twt_writer *w, uint16_t type, uint16_t source, uint64_t arrival_ns,
+                       const void *data, size_t len);
+
+/* Feed the index what was just written; write an INDEX chunk when due. */
+static void index_chunk(struct tw_twt_writer *w, const struct tw_twt_chunk *c)
+{
+  const uint8_t *p;
+  size_t n;
+  int due = tw_twt_indexer_chunk(w->ix, c);
+  if (due < 0) {
+    tw_twt_indexer_close(w->ix); /* out of memory: the file goes on, unindexed */
+    w->ix = NULL;
+  } else if (due && tw_twt_indexer_point(w->ix, w->offset, &p, &n) == 1) {
+    write_chunk(w, TW_TWT_INDEX, 0, c->arrival_ns, p, n);
+  }
+}
+
 int tw_twt_write(struct tw_twt_writer *w, uint16_t type, uint16_t source, uint64_t arrival_ns,
                  const void *data, size_t len)
+{
+  return write_chunk(w, type, source, arrival_ns, data, len);
+}
+
+static int write_chunk(struct tw_twt_writer *w, uint16_t type, uint16_t source, uint64_t arrival_ns,
+                       const void *data, size_t len)
 {
   const uint8_t *p = data;
   if (w->err)
@@ -141,6 +182,10 @@ int tw_twt_write(struct tw_twt_writer *w, uint16_t type, uint16_t source, uint64
       w->data_bytes += n;
       w->data_chunks++;
     }
+    if (w->ix && type != TW_TWT_INDEX && type != TW_TWT_TOC)
+      index_chunk(w, &(struct tw_twt_chunk){ .type = type, .source = source, .len = n,
+                                             .arrival_ns = arrival_ns, .file_offset = at,
+                                             .data = h + TW_TWT_CHUNK_HDR_BYTES });
     p += n;
     len -= n;
   } while (len > 0);
@@ -152,12 +197,22 @@ int tw_twt_close(struct tw_twt_writer *w, int clean)
   if (!w)
     return 0;
   if (clean && !w->err) {
-    uint8_t e[24];
+    uint8_t e[32];
+    const uint8_t *toc;
+    size_t toclen, elen = 24;
+    uint64_t now = w->end_ns ? w->end_ns : tw_sys_wall_ns();
     put64(e, w->data_bytes);
     put64(e + 8, w->data_chunks);
-    put64(e + 16, tw_sys_wall_ns());
-    tw_twt_write(w, TW_TWT_END, 0, tw_sys_wall_ns(), e, sizeof e);
+    put64(e + 16, now);
+    if (w->ix && tw_twt_indexer_toc(w->ix, &toc, &toclen) == 1) {
+      /* END says where the TOC is: a reader finds it from the file's end */
+      put64(e + 24, w->offset);
+      elen = 32;
+      write_chunk(w, TW_TWT_TOC, 0, now, toc, toclen);
+    }
+    write_chunk(w, TW_TWT_END, 0, now, e, elen);
   }
+  tw_twt_indexer_close(w->ix);
   if (tw_sys->fsync(w->fd) != 0 && errno != EINVAL && errno != EROFS)
     wfail(w, "fsync");
   if (tw_sys->close(w->fd) != 0)
@@ -190,6 +245,7 @@ struct tw_twt_reader {
   unsigned long long base; /* file offset of buf[0] */
   uint64_t created;
   int pending;             /* error to return on the next call */
+  unsigned long long nread; /* bytes read from the file */
 };
 
 /* Room for need bytes from start (need <= RBUF - chunk bounds hold that). */
@@ -233,6 +289,7 @@ static int rfill(struct tw_twt_reader *r, size_t need)
     if (n == 0)
       r->eof = 1;
     r->end += (size_t)n;
+    r->nread += (unsigned long long)n;
   }
   return r->end - r->start >= need ? 1 : 0;
 }
@@ -355,6 +412,20 @@ int tw_twt_next(struct tw_twt_reader *r, struct tw_twt_chunk *c)
 }
 
 uint64_t tw_twt_created_ns(const struct tw_twt_reader *r) { return r->created; }
+unsigned long long tw_twt_bytes_read(const struct tw_twt_reader *r) { return r->nread; }
+
+int tw_twt_seek(struct tw_twt_reader *r, unsigned long long off)
+{
+  if (tw_sys->lseek(r->fd, (off_t)off, SEEK_SET) < 0) {
+    snprintf(r->msg, sizeof r->msg, "%s: seek to file offset %llu: %s", r->path, off, strerror(errno));
+    return TW_ESYS;
+  }
+  r->base = off;
+  r->start = r->end = 0;
+  r->eof = 0;
+  r->pending = 0;
+  return 0;
+}
 const char *tw_twt_reader_error(const struct tw_twt_reader *r) { return r->msg[0] ? r->msg : "no error"; }
 
 void tw_twt_close_reader(struct tw_twt_reader *r)

@@ -12,4 +12,14 @@ typedef void (*tw_twt_chunk_fn)(void *ctx, const struct tw_twt_chunk *c, int err
 /* Only for sources from tw_conn_twt_open(). */
 void tw_conn_twt_on_chunk(struct tw_conn *s, tw_twt_chunk_fn fn, void *ctx);
 
+/* Start at a time index's resume point (twt_index.h): chunks from file
+ * offset foff, where the source's stream offset is soff; the bytes before
+ * stream offset resume are dropped. Before the first read; TW_EINVAL. */
+int tw_conn_twt_seek(struct tw_conn *s, unsigned long long foff, unsigned long long soff,
+                     unsigned long long resume);
+/* The stream ends at stream offset stop (a packet boundary). */
+void tw_conn_twt_limit(struct tw_conn *s, unsigned long long stop);
+/* File bytes read so far. */
+unsigned long long tw_conn_twt_bytes_read(const struct tw_conn *s);
+
 #endif

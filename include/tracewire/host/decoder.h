@@ -123,6 +123,18 @@ int tw_decoder_unknown_at(const struct tw_decoder *d, size_t i, uint16_t *endpoi
 /* Custom event kinds declared in-band: 0.. until NULL. */
 const struct tw_event_desc *tw_decoder_custom_at(const struct tw_decoder *d, size_t i,
                                                  uint16_t *endpoint);
+/* Checkpoint: the state decoding so far left that changes how the rest of
+ * the stream decodes (streams' clocks and sequence state, names, custom
+ * declarations; not the counters). Lets a reader start in the middle of a
+ * trace (a .twt time index, docs/trace-file.md) and decode exactly as a
+ * reader that came from the start. tw_decoder_save() writes up to cap
+ * bytes and returns the size it needs (call again with a larger buffer if
+ * it exceeds cap), or TW_EAGAIN while a snapshot is half reassembled (no
+ * checkpoint possible there). tw_decoder_restore() needs a decoder that
+ * has decoded nothing, with a configuration at least as large as the
+ * saver's; TW_EBADMSG (and the decoder left fresh) on a malformed blob. */
+int tw_decoder_save(const struct tw_decoder *d, void *buf, size_t cap);
+int tw_decoder_restore(struct tw_decoder *d, const void *buf, size_t len);
 /* ns for a stream's ticks, with its frequency. */
 uint64_t tw_decoder_ticks_to_ns(const struct tw_decoder *d, int stream, uint64_t ticks);
 

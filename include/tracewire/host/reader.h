@@ -71,6 +71,16 @@ unsigned long long tw_reader_pkt_number(const struct tw_reader *r);
 const struct tw_reader_stats *tw_reader_stats(const struct tw_reader *r);
 struct tw_conn *tw_reader_conn(const struct tw_reader *r);
 
+/* Where a reader that starts here would frame exactly as this one goes on
+ * (a .twt time index records it): *off the stream offset of the next
+ * unread byte, *num the last packet's ordinal. Returns 1 or 0 (whether the last
+ * thing read was a valid packet, which decides how padding right here is
+ * taken), TW_EAGAIN while bytes are being skipped or a cut is pending. */
+int tw_reader_resume_point(const struct tw_reader *r, unsigned long long *off, unsigned long long *num);
+/* Make a fresh reader (nothing read yet) go on from such a point: its
+ * source must deliver the stream from byte off on. TW_EINVAL if it read. */
+int tw_reader_resume(struct tw_reader *r, unsigned long long off, unsigned long long num, int in_sync);
+
 /* Text for a skip reason: "bad footer", "impossible length", ... */
 const char *tw_skip_reason(int reason);
 

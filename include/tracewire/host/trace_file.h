@@ -17,7 +17,10 @@
  * (a target's GET_INFO reply body, big-endian words as received; the
  * chunk's source id says whose), NOTE (text),
  * END (the footer, written by a clean stop: u64 data bytes, u64 data
- * chunks, u64 wall-clock ns at the end).
+ * chunks, u64 wall-clock ns at the end, and in an indexed file u64 file
+ * offset of the TOC), INDEX and TOC (the time index: twt_index.h).
+ * Readers skip chunk types they do not know, so the index needed no new
+ * version (docs/trace-file.md).
  *
  * Truncation: chunks are written whole, one write() each; a crash leaves
  * a prefix of whole chunks plus at most one partial chunk. Readers deliver
@@ -43,7 +46,8 @@
 #define TW_TWT_MAX_CHUNK (4u << 20)
 
 enum tw_twt_chunk_type {
-  TW_TWT_SOURCE = 1, TW_TWT_DATA = 2, TW_TWT_INFO = 3, TW_TWT_NOTE = 4, TW_TWT_END = 5
+  TW_TWT_SOURCE = 1, TW_TWT_DATA = 2, TW_TWT_INFO = 3, TW_TWT_NOTE = 4, TW_TWT_END = 5,
+  TW_TWT_INDEX = 6, TW_TWT_TOC = 7
 };
 
 struct tw_twt_chunk {
@@ -63,6 +67,13 @@ int tw_twt_create(const char *path, struct tw_twt_writer **out, char *err, size_
 /* Append one chunk (payloads above TW_TWT_MAX_CHUNK are split). */
 int tw_twt_write(struct tw_twt_writer *w, uint16_t type, uint16_t source, uint64_t arrival_ns,
                  const void *data, size_t len);
+/* Keep a time index from now on (before the first chunk): an INDEX chunk
+ * every `every` bytes of DATA (0: TW_TWT_INDEX_EVERY), a TOC at a clean
+ * close. Costs decoding the stream as it is written. TW_ENOMEM. */
+int tw_twt_writer_index(struct tw_twt_writer *w, unsigned long long every);
+/* Header creation time and END time to write instead of now (rewriting an
+ * existing trace keeps its times); 0 leaves now. Before the first chunk. */
+void tw_twt_writer_times(struct tw_twt_writer *w, uint64_t created_ns, uint64_t end_ns);
 /* Write END (if clean), fsync and close. Returns the first error seen. */
 int tw_twt_close(struct tw_twt_writer *w, int clean);
 const char *tw_twt_writer_error(const struct tw_twt_writer *w);
@@ -76,6 +87,11 @@ int tw_twt_open(const char *path, struct tw_twt_reader **out, char *err, size_t 
  * chunk header (see tw_twt_reader_error()). */
 int tw_twt_next(struct tw_twt_reader *r, struct tw_twt_chunk *c);
 uint64_t tw_twt_created_ns(const struct tw_twt_reader *r);
+/* Go on reading at file offset off, which must be a chunk header (a time
+ * index says where; a wrong offset reads as a damaged chunk header). */
+int tw_twt_seek(struct tw_twt_reader *r, unsigned long long off);
+/* Bytes read from the file so far (seeking costs none). */
+unsigned long long tw_twt_bytes_read(const struct tw_twt_reader *r);
 const char *tw_twt_reader_error(const struct tw_twt_reader *r);
 void tw_twt_close_reader(struct tw_twt_reader *r);
 
