@@ -235,6 +235,7 @@ unsigned long long tw_twt_data_bytes(const struct tw_twt_writer *w) { return w->
  * recorded grows after it was opened). */
 #define RBUF (TW_TWT_MAX_CHUNK + TW_TWT_CHUNK_HDR_BYTES + (1u << 20))
 #define RBUF_MIN (64u << 10)
+#define READ_AHEAD (256u << 10)
 
 struct tw_twt_reader {
   int fd, eof;
@@ -278,7 +279,14 @@ static int rfill(struct tw_twt_reader *r, size_t need)
     int g = rgrow(r, need);
     if (g < 0)
       return g;
-    ssize_t n = tw_sys->read(r->fd, r->buf + r->end, r->cap - r->end);
+    /* reads of READ_AHEAD (or what a chunk needs): a reader that seeks
+     * (time index) and stops early reads little past what it uses */
+    size_t want = r->cap - r->end, short_by = need - (r->end - r->start);
+    if (want > READ_AHEAD && short_by < READ_AHEAD)
+      want = READ_AHEAD;
+    else if (want > short_by && short_by >= READ_AHEAD)
+      want = short_by;
+    ssize_t n = tw_sys->read(r->fd, r->buf + r->end, want);
     if (n < 0 && errno == EINTR)
       continue;
     if (n < 0) {

@@ -10,6 +10,9 @@
  *   TOC    u32 version 1, u32 nsrc, u32 npoints, nsrc x u32 id, per point:
  *          u64 INDEX chunk offset, per source u64 max_before + 1 (0: no
  *          event before), u64 min_after (all ones: none after)
+ *   Both end in u32 FNV-1a of the bytes before it: chunk headers have a
+ *   check word but payloads none, and an offset that a flipped bit moved
+ *   onto another chunk header would otherwise pass every other test.
  */
 /* Messages are cut to their buffers on purpose. */
 #if defined(__GNUC__) && !defined(__clang__)
@@ -38,6 +41,14 @@
 static void put32(uint8_t *p, uint32_t v) { tw_store_le32(p, v); }
 static void put64(uint8_t *p, uint64_t v) { tw_store_le32(p, (uint32_t)v); tw_store_le32(p + 4, (uint32_t)(v >> 32)); }
 static uint64_t get64(const uint8_t *p) { return tw_load_le32(p) | (uint64_t)tw_load_le32(p + 4) << 32; }
+
+static uint32_t fnv(const uint8_t *p, size_t n)
+{
+  uint32_t h = 2166136261u;
+  for (size_t i = 0; i < n; i++)
+    h = (h ^ p[i]) * 16777619u;
+  return h;
+}
 
 /* ---- a byte source the indexer pushes chunks into ---------------------- */
 
@@ -292,10 +303,12 @@ int tw_twt_indexer_point(struct tw_twt_indexer *ix, unsigned long long foff, con
     tw_decoder_save(s->d, p + 52, (size_t)need);
     n += 52 + (size_t)need;
   }
-  if (n > TW_TWT_MAX_CHUNK || add_point(ix, foff) < 0)
+  if (n + 4 > TW_TWT_MAX_CHUNK || room(ix, n + 4) < 0 || add_point(ix, foff) < 0)
     return 0;
   put32(ix->buf, 1);
   put32(ix->buf + 4, (uint32_t)ix->nsrc);
+  put32(ix->buf + n, fnv(ix->buf, n));
+  n += 4;
   ix->due = 0;
   ix->since = 0;
   *out = ix->buf;
@@ -311,7 +324,7 @@ int tw_twt_indexer_toc(struct tw_twt_indexer *ix, const uint8_t **out, size_t *l
     ix->src[i].in.eof = 1; /* the tail decodes as a reader's end of file */
     drain(&ix->src[i]);
   }
-  size_t per = 8 + 16 * ix->nsrc, n = 12 + 4 * ix->nsrc + ix->npts * per;
+  size_t per = 8 + 16 * ix->nsrc, n = 12 + 4 * ix->nsrc + ix->npts * per + 4;
   if (n > TW_TWT_MAX_CHUNK || room(ix, n) < 0)
     return 0;
   uint8_t *p = ix->buf;
@@ -335,6 +348,7 @@ int tw_twt_indexer_toc(struct tw_twt_indexer *ix, const uint8_t **out, size_t *l
       put64(e + 16 + 16 * i, after[i]);
     }
   }
+  put32(ix->buf + n - 4, fnv(ix->buf, n - 4));
   *out = ix->buf;
   *len = n;
   return 1;
@@ -415,8 +429,9 @@ static int payload(struct tw_twt_index *ix, const struct tw_twt_chunk *c, char *
 
 static int parse_toc(struct tw_twt_index *ix, const uint8_t *p, size_t len, char *why, size_t cap)
 {
-  if (len < 12 || tw_load_le32(p) != 1)
+  if (len < 16 || tw_load_le32(p + len - 4) != fnv(p, len - 4) || tw_load_le32(p) != 1)
     goto bad;
+  len -= 4;
   ix->nsrc = tw_load_le32(p + 4);
   ix->npts = tw_load_le32(p + 8);
   size_t per = 8 + 16 * ix->nsrc;
@@ -535,8 +550,11 @@ long tw_twt_index_stop(const struct tw_twt_index *ix, size_t i, uint64_t to)
 static int parse_point(struct tw_twt_index *ix, const struct tw_twt_chunk *c,
                        struct tw_twt_resume *out, char *why, size_t cap)
 {
-  const uint8_t *p = ix->buf, *end = ix->buf + c->len;
-  if (c->len < 8 || tw_load_le32(p) != 1 || tw_load_le32(p + 4) != ix->nsrc)
+  if (c->len < 12)
+    goto bad;
+  const uint8_t *p = ix->buf, *end = ix->buf + c->len - 4;
+  if (tw_load_le32(end) != fnv(p, c->len - 4) || tw_load_le32(p) != 1 ||
+      tw_load_le32(p + 4) != ix->nsrc)
     goto bad;
   p += 8;
   for (size_t i = 0; i < ix->nsrc; i++) {
