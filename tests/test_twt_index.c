@@ -28,6 +28,8 @@
 #include "cli.h"
 #include "tracewire/cmd.h"
 #include "tracewire/host/synth.h"
+#include "tracewire/host/decoder.h"
+#include "tracewire/uia.h"
 #include "tracewire/host/trace_file.h"
 #include "tracewire/host/twt_index.h"
 #include "tracewire/error.h"
@@ -342,7 +344,7 @@ static void damaged_index_reads_whole(void **state)
   long k = tw_twt_index_start(ix, 0, (uint64_t)from);
   tw_twt_index_free(ix);
   assert_true(k > 0);
-  unsigned long long tk = toc + 24 + 12 + 8 + (unsigned long long)k * 40, pt = le64_at(idx, tk);
+  unsigned long long tk = toc + 24 + 12 + 16 + (unsigned long long)k * 40, pt = le64_at(idx, tk);
   const struct { unsigned long long off; uint8_t mask; const char *what; } flips[] = {
     { end + 24 + 24, 0x10, "END's TOC offset" },
     { tk, 0x01, "a TOC point offset" },
@@ -510,6 +512,93 @@ static void record_writes_an_index(void **state)
   unlink(raw);
 }
 
+/* Time that goes backwards in a source (a target reset) makes the merge
+ * order of a window depend on what came before it: the index is not used,
+ * one line says so, the output is the full read's. */
+static void backwards_time_reads_whole(void **state)
+{
+  (void)state;
+  struct tw_twt_writer *w;
+  char err[256];
+  assert_int_equal(tw_twt_create(tmp, &w, err, sizeof err), 0);
+  assert_int_equal(tw_twt_writer_index(w, 64u << 10), 0);
+  struct tw_synth g;
+  uint8_t pkt[2048];
+  uint64_t arrival = 1;
+  for (int round = 0; round < 2; round++) {
+    tw_synth_init(&g, &(struct tw_synth_cfg){ .names = 1, .seed = 3, .start_ticks = 5000000 });
+    for (size_t total = 0; total < (600u << 10);) {
+      size_t n = tw_synth_packet(&g, pkt, sizeof pkt);
+      assert_int_equal(tw_twt_write(w, TW_TWT_DATA, 0, arrival++, pkt, n), 0);
+      total += n;
+    }
+  }
+  assert_int_equal(tw_twt_close(w, 1), 0);
+  struct tw_twt_index *ix;
+  char why[256];
+  assert_int_equal(tw_twt_index_load(tmp, &ix, why, sizeof why), 1);
+  assert_true(tw_twt_index_backwards(ix, 0));
+  tw_twt_index_free(ix);
+  char *b;
+  size_t nb, ne;
+  int rb = print_window(tmp, "5.2..5.3", &b, &nb);
+  char *e = slurp(errp, &ne);
+  assert_non_null(strstr(e, "index not used: event times of source -1 go backwards"));
+  assert_int_equal(count_lines(errp), 1);
+  assert_int_equal(rb, TW_EXIT_OK);
+  assert_true(nb > 0);
+  int indexed;
+  struct stat st;
+  unsigned long long n = bytes_for(tmp, 5200000000, 5300000000, &indexed);
+  assert_false(indexed);
+  assert_int_equal(stat(tmp, &st), 0);
+  assert_true(n >= (unsigned long long)st.st_size);
+  free(e);
+  free(b);
+}
+
+/* The checkpoint restores only whole: any cut of it is refused and leaves
+ * a decoder that decodes from the start as a fresh one. */
+static void decoder_checkpoint_is_all_or_nothing(void **state)
+{
+  (void)state;
+  struct tw_decoder *d, *e;
+  struct tw_decoder_cfg cfg = { .max_streams = TW_TWT_INDEX_STREAMS };
+  assert_int_equal(tw_decoder_open(&d, &cfg), 0);
+  struct tw_synth g;
+  tw_synth_init(&g, &(struct tw_synth_cfg){ .names = 1, .instances = 2, .ts32 = 1 });
+  uint8_t buf[2048];
+  for (int i = 0; i < 50; i++) {
+    size_t n = tw_synth_packet(&g, buf, sizeof buf);
+    struct tw_pkt pkt;
+    assert_true(tw_pkt_parse(buf, n, sizeof buf, &pkt) > 0);
+    tw_decoder_packet(d, &pkt, 0, (unsigned long long)i);
+  }
+  int need = tw_decoder_save(d, NULL, 0);
+  assert_true(need > 100);
+  uint8_t *blob = malloc((size_t)need);
+  assert_int_equal(tw_decoder_save(d, blob, (size_t)need), need);
+  for (int cut = 0; cut < need; cut += 7) {
+    assert_int_equal(tw_decoder_open(&e, &cfg), 0);
+    assert_int_equal(tw_decoder_restore(e, blob, (size_t)cut), TW_EBADMSG);
+    assert_int_equal(tw_decoder_nstreams(e), 0);
+    assert_null(tw_decoder_name_at(e, 0, &(uint16_t){0}, &(enum tw_obj_kind){0}, &(uint32_t){0},
+                                   &(const char *){NULL}) ? "" : NULL);
+    tw_decoder_close(e);
+  }
+  assert_int_equal(tw_decoder_open(&e, &cfg), 0);
+  assert_int_equal(tw_decoder_restore(e, blob, (size_t)need), 0);
+  assert_int_equal(tw_decoder_nstreams(e), tw_decoder_nstreams(d));
+  assert_string_equal(tw_decoder_name(e, 1, TW_OBJ_TASK, 2), tw_decoder_name(d, 1, TW_OBJ_TASK, 2));
+  uint16_t ep;
+  assert_non_null(tw_decoder_custom_at(e, 0, &ep));
+  /* a second restore into a used decoder is refused */
+  assert_int_equal(tw_decoder_restore(e, blob, (size_t)need), TW_EINVAL);
+  tw_decoder_close(e);
+  tw_decoder_close(d);
+  free(blob);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -519,6 +608,8 @@ int main(void)
     cmocka_unit_test(truncated_trace_reads_whole),
     cmocka_unit_test(index_command_adds_an_index),
     cmocka_unit_test(record_writes_an_index),
+    cmocka_unit_test(backwards_time_reads_whole),
+    cmocka_unit_test(decoder_checkpoint_is_all_or_nothing),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -228,6 +228,13 @@ int cli_trace_window(struct cli_trace *t, long long from, long long to)
         rc = TW_EBADMSG;
     if (rc < 0)
       snprintf(why, sizeof why, "%s: index: its sources are not the file's", t->path);
+    for (size_t i = 0; rc > 0 && i < t->nsrc; i++)
+      if (tw_twt_index_backwards(ix, i)) {
+        /* the merge would see other neighbours than in a full read */
+        snprintf(why, sizeof why, "%s: index not used: event times of source %d go backwards",
+                 t->path, t->src[i].id);
+        rc = TW_ENOTSUP;
+      }
     for (size_t i = 0; rc > 0 && i < t->nsrc; i++) {
       int r = seek_source(t, ix, i, from, to, why, sizeof why);
       if (r < 0 && t->src[i].conn->nread) {

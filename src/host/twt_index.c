@@ -7,7 +7,8 @@
  *   INDEX  u32 version 1, u32 nsrc, per source: u32 id (-1: all DATA),
  *          u32 in_sync, u64 foff, u64 soff, u64 resume, u64 packets,
  *          u64 last_ns, u32 state bytes, state
- *   TOC    u32 version 1, u32 nsrc, u32 npoints, nsrc x u32 id, per point:
+ *   TOC    u32 version 1, u32 nsrc, u32 npoints, nsrc x (u32 id, u32 flags:
+ *          bit 0 = the source's event times went backwards), per point:
  *          u64 INDEX chunk offset, per source u64 max_before + 1 (0: no
  *          event before), u64 min_after (all ones: none after)
  *   Both end in u32 FNV-1a of the bytes before it: chunk headers have a
@@ -88,7 +89,7 @@ struct ix_src {
   struct { unsigned long long foff, soff, len; } recent[RECENT];
   unsigned nrecent;
   uint64_t last_ns, max_ns;
-  int have_ev;
+  int have_ev, backwards;
 };
 
 struct point {
@@ -133,6 +134,8 @@ void tw_twt_indexer_close(struct tw_twt_indexer *ix)
 static int ix_event(void *ctx, const struct tw_event *ev)
 {
   struct ix_src *s = ctx;
+  if (s->have_ev && ev->time_ns < s->last_ns)
+    s->backwards = 1;
   s->last_ns = ev->time_ns;
   if (!s->have_ev || ev->time_ns > s->max_ns)
     s->max_ns = ev->time_ns;
@@ -324,7 +327,7 @@ int tw_twt_indexer_toc(struct tw_twt_indexer *ix, const uint8_t **out, size_t *l
     ix->src[i].in.eof = 1; /* the tail decodes as a reader's end of file */
     drain(&ix->src[i]);
   }
-  size_t per = 8 + 16 * ix->nsrc, n = 12 + 4 * ix->nsrc + ix->npts * per + 4;
+  size_t per = 8 + 16 * ix->nsrc, n = 12 + 8 * ix->nsrc + ix->npts * per + 4;
   if (n > TW_TWT_MAX_CHUNK || room(ix, n) < 0)
     return 0;
   uint8_t *p = ix->buf;
@@ -332,8 +335,10 @@ int tw_twt_indexer_toc(struct tw_twt_indexer *ix, const uint8_t **out, size_t *l
   put32(p + 4, (uint32_t)ix->nsrc);
   put32(p + 8, (uint32_t)ix->npts);
   p += 12;
-  for (size_t i = 0; i < ix->nsrc; i++, p += 4)
+  for (size_t i = 0; i < ix->nsrc; i++, p += 8) {
     put32(p, (uint32_t)ix->src[i].id);
+    put32(p + 4, (uint32_t)ix->src[i].backwards);
+  }
   uint64_t after[NSRC];
   for (size_t i = 0; i < NSRC; i++)
     after[i] = NONE;
@@ -366,7 +371,7 @@ struct tw_twt_index {
   char path[256];
   unsigned long long size, toc, nread;
   size_t nsrc, npts;
-  int ids[NSRC];
+  int ids[NSRC], backwards[NSRC];
   struct ipoint *pts;
   uint8_t *buf;
   size_t bufcap;
@@ -435,11 +440,13 @@ static int parse_toc(struct tw_twt_index *ix, const uint8_t *p, size_t len, char
   ix->nsrc = tw_load_le32(p + 4);
   ix->npts = tw_load_le32(p + 8);
   size_t per = 8 + 16 * ix->nsrc;
-  if (!ix->nsrc || ix->nsrc > NSRC || ix->npts > len / per || len != 12 + 4 * ix->nsrc + ix->npts * per)
+  if (!ix->nsrc || ix->nsrc > NSRC || ix->npts > len / per || len != 12 + 8 * ix->nsrc + ix->npts * per)
     goto bad;
   p += 12;
-  for (size_t i = 0; i < ix->nsrc; i++, p += 4)
+  for (size_t i = 0; i < ix->nsrc; i++, p += 8) {
     ix->ids[i] = (int)tw_load_le32(p);
+    ix->backwards[i] = tw_load_le32(p + 4) & 1;
+  }
   ix->pts = calloc(ix->npts ? ix->npts : 1, sizeof *ix->pts);
   if (!ix->pts)
     return TW_ENOMEM;
@@ -525,6 +532,7 @@ void tw_twt_index_free(struct tw_twt_index *ix)
 
 size_t tw_twt_index_nsources(const struct tw_twt_index *ix) { return ix->nsrc; }
 int tw_twt_index_source(const struct tw_twt_index *ix, size_t i) { return ix->ids[i]; }
+int tw_twt_index_backwards(const struct tw_twt_index *ix, size_t i) { return ix->backwards[i]; }
 unsigned long long tw_twt_index_bytes_read(const struct tw_twt_index *ix) { return ix->nread; }
 
 long tw_twt_index_start(const struct tw_twt_index *ix, size_t i, uint64_t from)

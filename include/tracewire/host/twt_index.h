@@ -79,6 +79,11 @@ int tw_twt_index_load(const char *path, struct tw_twt_index **out, char *why, si
 void tw_twt_index_free(struct tw_twt_index *ix);
 size_t tw_twt_index_nsources(const struct tw_twt_index *ix);
 int tw_twt_index_source(const struct tw_twt_index *ix, size_t i);
+/* 1 if source i's event times went backwards somewhere (in decode order,
+ * across its streams). A windowed read is then not guaranteed to merge
+ * equal and out-of-order times as a full read does: readers do not use
+ * the index for such a trace (docs/trace-file.md). */
+int tw_twt_index_backwards(const struct tw_twt_index *ix, size_t i);
 /* The point to start source i at so no event >= from is missed, or -1:
  * from the start. */
 long tw_twt_index_start(const struct tw_twt_index *ix, size_t i, uint64_t from);
