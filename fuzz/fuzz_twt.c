@@ -7,7 +7,10 @@
  *
  * Checked beyond memory safety: chunks come in increasing file order,
  * inside the file, and a chunk's length never exceeds TW_TWT_MAX_CHUNK
- * (the bound that sizes the reader's buffer).
+ * (the bound that sizes the reader's buffer). The time index
+ * (twt_index.h): a point that passes validation resumes inside the file,
+ * and decoding from it (decoder checkpoint restored, reader resumed, the
+ * source seeked and limited) is as memory-safe as from the start.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -21,6 +24,8 @@
 #include "tracewire/host/decoder.h"
 #include "tracewire/host/reader.h"
 #include "tracewire/host/trace_file.h"
+#include "tracewire/host/conn_twt.h"
+#include "tracewire/host/twt_index.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -78,6 +83,53 @@ static void decode(const char *path, int source)
   tw_conn_close(src);
 }
 
+static void resume_at(const char *path, const struct tw_twt_resume *at, unsigned long long stop)
+{
+  struct tw_conn *src;
+  struct tw_reader *rd;
+  struct tw_decoder *d;
+  char err[256];
+  if (tw_conn_twt_open(path, at->id, &src, err, sizeof err) < 0)
+    return;
+  if (tw_reader_open(&rd, src, NULL) < 0 ||
+      tw_decoder_open(&d, &(struct tw_decoder_cfg){.max_streams = TW_TWT_INDEX_STREAMS}) < 0)
+    abort();
+  tw_decoder_on_event(d, ignore_event, NULL);
+  if (tw_decoder_restore(d, at->state, at->state_len) == 0 &&
+      tw_conn_twt_seek(src, at->foff, at->soff, at->resume) == 0 &&
+      tw_reader_resume(rd, at->resume, at->packets, at->in_sync) == 0) {
+    if (stop)
+      tw_conn_twt_limit(src, stop);
+    (void)tw_decoder_run(d, rd);
+  }
+  tw_decoder_close(d);
+  tw_reader_close(rd);
+  tw_conn_close(src);
+}
+
+static void use_index(const char *path, size_t size)
+{
+  struct tw_twt_index *ix;
+  struct tw_twt_resume at[TW_TWT_INDEX_SOURCES];
+  char why[256];
+  if (tw_twt_index_load(path, &ix, why, sizeof why) != 1)
+    return;
+  size_t ns = tw_twt_index_nsources(ix);
+  if (ns == 0 || ns > TW_TWT_INDEX_SOURCES)
+    abort();
+  (void)tw_twt_index_stop(ix, 0, 1000);
+  for (long k = tw_twt_index_start(ix, 0, UINT64_MAX); k >= 0 && k > tw_twt_index_start(ix, 0, UINT64_MAX) - 3; k--) {
+    if (tw_twt_index_point(ix, k, at, why, sizeof why) < 0)
+      continue;
+    for (size_t i = 0; i < ns; i++) {
+      if (at[i].foff + TW_TWT_CHUNK_HDR_BYTES > size || at[i].resume < at[i].soff)
+        abort(); /* validation let through a point outside the file */
+      resume_at(path, &at[i], k % 2 ? at[i].resume + 100 : 0);
+    }
+  }
+  tw_twt_index_free(ix);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
   static int fd = -1;
@@ -94,5 +146,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   walk_chunks(path, size);
   decode(path, -1);
   decode(path, 1);
+  use_index(path, size);
   return 0;
 }

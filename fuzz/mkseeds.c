@@ -8,7 +8,7 @@
  *   reader   the same streams behind the reader target's 2 config bytes
  *   cmd      one valid command per logger command, broadcast, another
  *            endpoint, an unknown service, a FLOWCTRL, a bad length
- *   twt      .twt files (with and without END, truncated)
+ *   twt      .twt files (with and without END, truncated, with a time index)
  *   params   assignments of every parameter type of the example plugins
  * The streams come from the real streamer and command service, so a seed
  * is exactly what a target sends.
@@ -197,6 +197,25 @@ static void twt_seed(const char *dir, const char *name, int clean, size_t cut)
   }
 }
 
+/* An indexed trace: INDEX chunks every 64 bytes of DATA (the stream cut
+ * into pieces that split packets), a TOC, a 32-byte END pointing at it. */
+static void twt_indexed_seed(const char *dir, const char *name)
+{
+  char path[600], err[256];
+  struct tw_twt_writer *w;
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  if (tw_twt_create(path, &w, err, sizeof err) < 0 || tw_twt_writer_index(w, 64) < 0) {
+    fprintf(stderr, "mkseeds: %s\n", err);
+    exit(1);
+  }
+  tw_twt_write(w, TW_TWT_SOURCE, 1, 1, "tcp-listen://127.0.0.1:0", 24);
+  for (size_t at = 0, k = 0; at < slen; at += k) {
+    k = slen - at < 97 ? slen - at : 97;
+    tw_twt_write(w, TW_TWT_DATA, 1, 2 + at, stream + at, k);
+  }
+  tw_twt_close(w, 1);
+}
+
 int main(int argc, char **argv)
 {
   char d[512];
@@ -217,6 +236,7 @@ int main(int argc, char **argv)
   subdir(d, sizeof d, argv[1], "twt");
   twt_seed(d, "clean.twt", 1, 0);
   twt_seed(d, "cut.twt", 0, 10);
+  twt_indexed_seed(d, "indexed.twt");
   make_stream(0, 3000);
   subdir(d, sizeof d, argv[1], "decoder");
   put(d, "drops", stream, slen);
