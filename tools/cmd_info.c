@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "tracewire/host/twt_index.h"
 
 void tw_cli_info_help(FILE *f)
 {
@@ -28,6 +29,20 @@ static char decl_letter(enum tw_field_type t)
   return 'U';
 }
 
+/* Whether print --filter time= can seek (docs/trace-file.md, "Time index"). */
+static void print_index(const char *path)
+{
+  struct tw_twt_index *ix;
+  char why[512] = "";
+  int rc = tw_twt_index_load(path, &ix, why, sizeof why);
+  if (rc > 0) {
+    printf("time index: %zu points\n", tw_twt_index_npoints(ix));
+    tw_twt_index_free(ix);
+  } else {
+    printf("time index: %s\n", rc == 0 ? "none (tracewire index adds one)" : why);
+  }
+}
+
 int tw_cli_info(int argc, char **argv)
 {
   if (argc != 2) {
@@ -44,9 +59,11 @@ int tw_cli_info(int argc, char **argv)
     return TW_EXIT_ERROR;
   }
   printf("trace: %s (%s)\n", t.path, t.is_twt ? ".twt" : "raw packets");
-  if (t.is_twt)
+  if (t.is_twt) {
     printf("%s\n", t.have_end ? "stopped cleanly" : t.truncated ? "truncated (recording did not finish)"
                                                                  : "no end marker");
+    print_index(t.path);
+  }
   for (size_t k = 0; k < t.nsrc; k++) {
     const struct cli_src *src = &t.src[k];
     struct tw_decoder *dec = src->d;

@@ -531,6 +531,7 @@ void tw_twt_index_free(struct tw_twt_index *ix)
 }
 
 size_t tw_twt_index_nsources(const struct tw_twt_index *ix) { return ix->nsrc; }
+size_t tw_twt_index_npoints(const struct tw_twt_index *ix) { return ix->npts; }
 int tw_twt_index_source(const struct tw_twt_index *ix, size_t i) { return ix->ids[i]; }
 int tw_twt_index_backwards(const struct tw_twt_index *ix, size_t i) { return ix->backwards[i]; }
 unsigned long long tw_twt_index_bytes_read(const struct tw_twt_index *ix) { return ix->nread; }

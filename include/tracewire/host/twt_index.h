@@ -78,6 +78,7 @@ struct tw_twt_resume {
 int tw_twt_index_load(const char *path, struct tw_twt_index **out, char *why, size_t whycap);
 void tw_twt_index_free(struct tw_twt_index *ix);
 size_t tw_twt_index_nsources(const struct tw_twt_index *ix);
+size_t tw_twt_index_npoints(const struct tw_twt_index *ix);
 int tw_twt_index_source(const struct tw_twt_index *ix, size_t i);
 /* 1 if source i's event times went backwards somewhere (in decode order,
  * across its streams). A windowed read is then not guaranteed to merge
