@@ -63,7 +63,8 @@ struct tw_conn {
   unsigned long long disconnect_at; /* stream offset of the last disconnect */
   /* Connections established so far: 1 from the open for transports that
    * are connected when opened (files and UDP included), 0 for tcp-listen
-   * until a target connects; each reconnection adds one. A value that grew
+   * until a target connects and for a tcp or serial target still waited
+   * for (tw_conn_open_waiting()); each reconnection adds one. A value that grew
    * means "a target (re)appeared": the owner re-sends its start-up
    * commands. Connected now: connects > disconnects. */
   unsigned long long connects;
