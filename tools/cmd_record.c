@@ -417,6 +417,7 @@ int tw_cli_record(int argc, char **argv)
 
   unsigned long long t0 = tw_sys_mono_ns(), last_status = t0, last_data = 0, seen = 0;
   size_t live = status == TW_EXIT_OK ? R.n : 0;
+  int opened = status == TW_EXIT_OK; /* (else nothing was waited for) */
   while (live && !stop_requested && !R.write_failed) {
     unsigned long long now = tw_sys_mono_ns();
     if (duration >= 0 && now - t0 >= (unsigned long long)duration)
@@ -460,7 +461,7 @@ int tw_cli_record(int argc, char **argv)
     fputs("\r\033[K", stderr);
   if (R.n)
     show_counts(&R, (double)(tw_sys_mono_ns() - t0) / 1e9, 1);
-  for (size_t k = 0; k < R.n; k++)
+  for (size_t k = 0; opened && k < R.n; k++)
     if (R.src[k].waited && !R.src[k].conn->connects) {
       cli_err("record: %s: the target never appeared; nothing was recorded from it",
               R.src[k].conn->name);
