@@ -22,6 +22,15 @@
  * streams. STOP at the end goes only to a target that is connected and
  * answered.
  *
+ * A target that is not there yet (--reconnect; tcp refused or unreachable,
+ * serial device node absent: the board is still off or being flashed) is
+ * waited for from the start: the source is opened with
+ * tw_conn_open_waiting(), "waiting for ... to appear" is said once (stderr
+ * and a NOTE), and its first connection is handled like tcp-listen's:
+ * watch_conn() sees connects grow from 0 and the start-up commands go out.
+ * A source that never appeared makes the exit status 1 (the trace is still
+ * closed cleanly): nothing was recorded from it.
+ *
  * Several --from: one connection, reader, decoder and command client per
  * source, each source's bytes in DATA chunks of its own source id (0, 1,
  * ...). print/stats/info decode them separately and merge the events.
@@ -57,7 +66,10 @@ void tw_cli_record_help(FILE *f)
         "                     (tcp connects again with a backoff up to 1 s, tcp-listen\n"
         "                     accepts, serial re-opens the device), send the start-up\n"
         "                     commands again and go on; each disconnect is noted in\n"
-        "                     the trace and the loss in between is reported\n"
+        "                     the trace and the loss in between is reported;\n"
+        "                     a tcp or serial target that is not there yet at the\n"
+        "                     start (refused, unreachable, no device node) is waited\n"
+        "                     for the same way (exit status 1 if it never appears)\n"
         "  -q, --quiet        no live counts\n"
         "Ctrl-C stops cleanly: STOP is sent, the stream drained, the trace closed.\n"
         "exit status: 0 ok, 1 error, 2 usage\n", f);
@@ -82,6 +94,7 @@ struct rsrc {
   int answered;             /* the target answered the start-up commands */
   int said_no_answer;       /* "no reply" is said once per source */
   int restart;              /* a new connection: send the start-up commands */
+  int waited;               /* not there at open: waited for it to appear */
   unsigned long long disconnects; /* reconnect mode: the ones noted so far */
   unsigned long long connects;    /* connections seen so far */
   int target_stopped;       /* TRACE_STOP seen: the target stopped itself */
@@ -242,7 +255,12 @@ static void watch_conn(struct rsrc *s)
     note(s->R, s, tw_conn_error(c));
   }
   if (c->connects != s->connects) {
-    if (s->connects) {
+    if (!s->connects && s->waited) {
+      char text[400];
+      snprintf(text, sizeof text, "%s: target appeared%s", c->name,
+               s->commands ? "; sending the start-up commands" : "");
+      note(s->R, s, text);
+    } else if (s->connects) {
       char text[400];
       snprintf(text, sizeof text, "%s: target connected again at stream byte %llu (connection %llu)%s",
                c->name, c->nread, c->connects,
@@ -266,16 +284,31 @@ static void restart_target(struct rsrc *s, int have_mask, uint32_t mask)
   s->answered = start_target(s, have_mask, mask) == 0;
 }
 
-static int open_source(struct rec *R, struct rsrc *s, const char *uri, uint16_t id, int no_cmd)
+/* Once, when a source is not there at open: "waiting for NAME to appear
+ * (connect: Connection refused)". */
+static void say_waiting(struct rec *R, struct rsrc *s)
+{
+  const char *why = tw_conn_error(s->conn);
+  size_t n = strlen(s->conn->name);
+  if (strncmp(why, s->conn->name, n) == 0 && strncmp(why + n, ": ", 2) == 0)
+    why += n + 2;
+  char text[600];
+  snprintf(text, sizeof text, "waiting for %s to appear (%s)", s->conn->name, why);
+  note(R, s, text);
+}
+
+static int open_source(struct rec *R, struct rsrc *s, const char *uri, uint16_t id, int no_cmd,
+                       int reconnect)
 {
   char err[512];
   s->R = R;
   s->id = id;
   s->uri = uri;
-  if (tw_conn_open(uri, &s->conn, err, sizeof err) < 0) {
+  if ((reconnect ? tw_conn_open_waiting : tw_conn_open)(uri, &s->conn, err, sizeof err) < 0) {
     cli_err("record: %s", err);
     return -1;
   }
+  s->conn->reconnect = reconnect;
   if (s->conn->bound_port)
     fprintf(stderr, "tracewire record: listening on %s (port %d)\n", s->conn->name, s->conn->bound_port);
   struct tw_decoder_cfg dcfg = { .max_streams = CLI_STREAMS };
@@ -293,6 +326,10 @@ static int open_source(struct rec *R, struct rsrc *s, const char *uri, uint16_t 
   if (s->conn->connects && strcmp(s->conn->ops->scheme, "tcp-listen"))
     s->restart = 1; /* connected at open; tcp-listen starts the target when one connects */
   s->connects = s->conn->connects;
+  if (!tw_conn_connected(s->conn) && strcmp(s->conn->ops->scheme, "tcp-listen")) {
+    s->waited = 1;
+    say_waiting(R, s);
+  }
   return 0;
 }
 
@@ -354,6 +391,7 @@ int tw_cli_record(int argc, char **argv)
   }
   static struct rec R;
   memset(&R, 0, sizeof R); /* (static for its size; a fresh one per call) */
+  stop_requested = 0;     /* (and a Ctrl-C of an earlier call is forgotten) */
   char err[512];
   R.out = out;
   R.tty = !quiet && isatty(2);
@@ -364,23 +402,23 @@ int tw_cli_record(int argc, char **argv)
   tw_twt_writer_index(R.w, 0); /* a time index for print --filter time= (no memory: none) */
   for (size_t k = 0; k < nfrom; k++) /* every SOURCE chunk first: readers find them there */
     tw_twt_write(R.w, TW_TWT_SOURCE, (uint16_t)k, tw_sys_wall_ns(), from[k], strlen(from[k]));
-  int status = TW_EXIT_OK;
-  for (size_t k = 0; k < nfrom; k++, R.n++)
-    if (open_source(&R, &R.src[k], from[k], (uint16_t)k, no_cmd) < 0) {
-      status = TW_EXIT_ERROR;
-      break;
-    } else {
-      R.src[k].conn->reconnect = reconnect;
-    }
-
+  /* before the opens: a first tcp attempt may wait up to 1 s for an answer */
   struct sigaction sa = { .sa_handler = on_signal };
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
   signal(SIGPIPE, SIG_IGN);
 
+  int status = TW_EXIT_OK;
+  for (size_t k = 0; k < nfrom; k++, R.n++)
+    if (open_source(&R, &R.src[k], from[k], (uint16_t)k, no_cmd, reconnect) < 0) {
+      status = TW_EXIT_ERROR;
+      break;
+    }
+
   unsigned long long t0 = tw_sys_mono_ns(), last_status = t0, last_data = 0, seen = 0;
   size_t live = status == TW_EXIT_OK ? R.n : 0;
+  int opened = status == TW_EXIT_OK; /* (else nothing was waited for) */
   while (live && !stop_requested && !R.write_failed) {
     unsigned long long now = tw_sys_mono_ns();
     if (duration >= 0 && now - t0 >= (unsigned long long)duration)
@@ -424,6 +462,12 @@ int tw_cli_record(int argc, char **argv)
     fputs("\r\033[K", stderr);
   if (R.n)
     show_counts(&R, (double)(tw_sys_mono_ns() - t0) / 1e9, 1);
+  for (size_t k = 0; opened && k < R.n; k++)
+    if (R.src[k].waited && !R.src[k].conn->connects) {
+      cli_err("record: %s: the target never appeared; nothing was recorded from it",
+              R.src[k].conn->name);
+      status = TW_EXIT_ERROR;
+    }
   if (R.write_failed) {
     /* a full disk: stop, and say what the file holds (it stays readable) */
     tw_twt_close(R.w, 0);

@@ -7,7 +7,15 @@
  * input) and re-enumerates under the same path a moment later. The device
  * is closed, the disconnect counted, and later reads open the same path
  * again (settings re-applied), paced by the backoff while it does not
- * exist; each successful re-open adds one to tw_conn.connects. */
+ * exist; each successful re-open adds one to tw_conn.connects.
+ *
+ * Waiting at open (tw_conn_open_waiting(): the board is not plugged in or
+ * powered yet): a device node that does not exist (ENOENT) or has no
+ * device behind it (ENODEV, ENXIO) is waited for the same way, connects 0
+ * until it opens. Anything else at open stays an error: permission denied
+ * will not heal by waiting, nor will a path that is not a tty. (Once
+ * waiting, every failed open is retried: a node that udev has just created
+ * may be root-only for a moment.) */
 /* Messages are cut to their buffers on purpose. */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wformat-truncation"
@@ -27,6 +35,7 @@ struct serial_conn {
   char path[256];
   speed_t code;
   struct tw__backoff backoff;
+  int open_errno; /* the last open(2) failure, 0 if open worked */
 };
 
 /* Open and configure the device; the descriptor, or a TW_E* with s->err set. */
@@ -34,6 +43,7 @@ static int open_tty(struct serial_conn *c)
 {
   struct tw_conn *s = &c->base;
   int fd = tw_sys->open(c->path, O_RDWR | O_NOCTTY | O_CLOEXEC, 0);
+  c->open_errno = fd < 0 ? errno : 0;
   if (fd < 0)
     return tw__conn_errno(s, "open");
   struct termios t;
@@ -75,10 +85,14 @@ static int reopen(struct serial_conn *c, unsigned long long deadline)
       return 0;
     }
     tw__backoff_failed(&c->backoff);
-    char why[256];
+    char why[256], since[64];
     snprintf(why, sizeof why, "%s", c->base.err);
-    snprintf(c->base.err, sizeof c->base.err, "%s (device gone since stream byte %llu; attempt %llu, "
-             "next in %u ms)", why, c->base.disconnect_at, c->backoff.failures, c->backoff.delay_ms);
+    if (c->base.connects)
+      snprintf(since, sizeof since, "device gone since stream byte %llu", c->base.disconnect_at);
+    else
+      snprintf(since, sizeof since, "waiting for the device to appear");
+    snprintf(c->base.err, sizeof c->base.err, "%s (%s; attempt %llu, next in %u ms)", why, since,
+             c->backoff.failures, c->backoff.delay_ms);
     if (deadline && tw_sys_mono_ns() >= deadline)
       return TW_EAGAIN;
   }
@@ -106,6 +120,10 @@ static int serial_read(struct tw_conn *s, void *buf, size_t cap, int timeout_ms)
 
 static int serial_write(struct tw_conn *s, const void *buf, size_t n)
 {
+  if (s->fd < 0 && !s->connects) {
+    snprintf(s->err, sizeof s->err, "%s: not connected (waiting for the device to appear)", s->name);
+    return TW_ENOTCONN;
+  }
   if (s->fd < 0) {
     snprintf(s->err, sizeof s->err, "%s: not connected (the device went away at stream byte %llu; "
              "re-opening)", s->name, s->disconnect_at);
@@ -134,6 +152,12 @@ static const struct { unsigned baud; speed_t code; } bauds[] = {
 int tw_conn_serial_open(const char *dev, unsigned baud, struct tw_conn **out,
                           char *err, size_t errcap)
 {
+  return tw__conn_serial_open(dev, baud, 0, out, err, errcap);
+}
+
+int tw__conn_serial_open(const char *dev, unsigned baud, int wait, struct tw_conn **out,
+                         char *err, size_t errcap)
+{
   speed_t code = 0;
   for (size_t i = 0; i < sizeof bauds / sizeof bauds[0]; i++)
     if (bauds[i].baud == baud)
@@ -151,6 +175,14 @@ int tw_conn_serial_open(const char *dev, unsigned baud, struct tw_conn **out,
   snprintf(c->path, sizeof c->path, "%s", dev);
   c->code = code;
   int fd = open_tty(c);
+  int e = c->open_errno;
+  if (fd < 0 && wait && (e == ENOENT || e == ENODEV || e == ENXIO)) {
+    c->base.connects = 0; /* reads open it, paced by the backoff */
+    c->base.reconnect = 1;
+    tw__backoff_failed(&c->backoff);
+    *out = &c->base;
+    return 0;
+  }
   if (fd < 0) {
     snprintf(err, errcap, "%s", c->base.err);
     free(c);

@@ -11,6 +11,18 @@
  * read, and failed attempts are paced by a backoff growing to 1 s so a
  * dead target costs a few system calls a second. A new connection adds
  * one to tw_conn.connects; the owner re-sends its start-up commands.
+ *
+ * Waiting at open (tw_conn_open_waiting(): the board is still off or being
+ * flashed): the same machinery before the first connection. Every address
+ * the name resolved to is tried once at open with a non-blocking connect
+ * (up to 1 s for an answer, so a powered-off board behind a router does
+ * not hold the open for the kernel's ~2 min of SYN retries); when they are
+ * refused, unreachable or unanswered the connection is returned waiting
+ * (connects 0), and reads go on trying the addresses in turn with the
+ * backoff. The first address that answers becomes "the address that
+ * worked" for later reconnects. Errors that say the target will never be
+ * reachable this way (permission denied by a firewall rule, address family
+ * not supported) stay errors.
  */
 /* Messages are cut to their buffers on purpose. */
 #if defined(__GNUC__) && !defined(__clang__)
@@ -32,10 +44,16 @@ struct tcp_conn {
   struct sockaddr_storage addr; /* the address that worked at open */
   socklen_t addrlen;
   int family, protocol;
+  struct addrinfo *ais;         /* waiting for the first connection: every address */
+  const struct addrinfo *next_ai; /* the one to try next */
+  int last_errno;               /* the last failed attempt's */
   int cfd;                      /* a connect in progress, or -1 */
   unsigned long long cfd_since; /* when it started (monotonic ns) */
   struct tw__backoff backoff;
 };
+
+/* How long open waits for an answer to a first attempt (waiting mode). */
+#define OPEN_ANSWER_MS 1000
 
 /* An attempt still pending after this long is abandoned and retried: a
  * SYN to a board that is off would otherwise wait for the kernel's ~2 min. */
@@ -49,6 +67,10 @@ static void connected(struct tcp_conn *t, int fd)
   t->base.connects++;
   t->cfd = -1;
   tw__backoff_reset(&t->backoff);
+  if (t->ais) { /* t->addr is the one that answered: keep it for reconnects */
+    freeaddrinfo(t->ais);
+    t->ais = NULL;
+  }
 }
 
 static void attempt_failed(struct tcp_conn *t, const char *what)
@@ -57,15 +79,36 @@ static void attempt_failed(struct tcp_conn *t, const char *what)
   if (t->cfd >= 0)
     tw_sys->close(t->cfd);
   t->cfd = -1;
+  t->last_errno = e;
   tw__backoff_failed(&t->backoff);
-  snprintf(t->base.err, sizeof t->base.err,
-           "%s: target gone since stream byte %llu; reconnecting: %s: %s (attempt %llu, next in %u ms)",
-           t->base.name, t->base.disconnect_at, what, strerror(e), t->backoff.failures,
-           t->backoff.delay_ms);
+  if (!t->base.connects)
+    snprintf(t->base.err, sizeof t->base.err,
+             "%s: waiting for the target to appear: %s: %s (attempt %llu, next in %u ms)",
+             t->base.name, what, strerror(e), t->backoff.failures, t->backoff.delay_ms);
+  else
+    snprintf(t->base.err, sizeof t->base.err,
+             "%s: target gone since stream byte %llu; reconnecting: %s: %s (attempt %llu, next in %u ms)",
+             t->base.name, t->base.disconnect_at, what, strerror(e), t->backoff.failures,
+             t->backoff.delay_ms);
+}
+
+/* Before the first connection the resolved addresses are tried in turn
+ * (a name may resolve to ::1 and 127.0.0.1, the target listening on one). */
+static void pick_address(struct tcp_conn *t)
+{
+  if (!t->ais)
+    return;
+  const struct addrinfo *ai = t->next_ai;
+  t->next_ai = ai->ai_next ? ai->ai_next : t->ais;
+  memcpy(&t->addr, ai->ai_addr, ai->ai_addrlen);
+  t->addrlen = ai->ai_addrlen;
+  t->family = ai->ai_family;
+  t->protocol = ai->ai_protocol;
 }
 
 static int start_connect(struct tcp_conn *t)
 {
+  pick_address(t);
   t->cfd = tw_sys->socket(t->family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, t->protocol);
   if (t->cfd < 0) {
     attempt_failed(t, "socket");
@@ -151,6 +194,10 @@ static int tcp_read(struct tw_conn *s, void *buf, size_t cap, int timeout_ms)
 
 static int tcp_write(struct tw_conn *s, const void *buf, size_t n)
 {
+  if (s->fd < 0 && !s->connects) {
+    snprintf(s->err, sizeof s->err, "%s: not connected (waiting for the target to appear)", s->name);
+    return TW_ENOTCONN;
+  }
   if (s->fd < 0) {
     snprintf(s->err, sizeof s->err, "%s: not connected (the target went away at stream byte %llu; "
              "reconnecting)", s->name, s->disconnect_at);
@@ -166,6 +213,8 @@ static void tcp_close(struct tw_conn *s)
     tw_sys->close(s->fd);
   if (t->cfd >= 0)
     tw_sys->close(t->cfd);
+  if (t->ais)
+    freeaddrinfo(t->ais);
   free(t);
 }
 
@@ -173,8 +222,47 @@ static const struct tw_conn_ops tcp_ops = {
   .scheme = "tcp", .read = tcp_read, .write = tcp_write, .close = tcp_close,
 };
 
+/* Failures a target that is off, booting or being flashed gives. */
+static int heals(int e)
+{
+  return e == ECONNREFUSED || e == ETIMEDOUT || e == EHOSTUNREACH || e == ENETUNREACH ||
+         e == EHOSTDOWN || e == ENETDOWN || e == ECONNRESET || e == ECONNABORTED;
+}
+
+/* Waiting mode: one attempt at every address. 0 when one answered;
+ * TW_EAGAIN when the target may still appear (s->err says why, without the
+ * attempt count: "NAME: connect: Connection refused"); another TW_E* when
+ * no attempt can heal. */
+static int first_round(struct tcp_conn *t)
+{
+  struct tw_conn *s = &t->base;
+  int healable = 0, e = 0;
+  for (const struct addrinfo *ai = t->ais; ai; ai = ai->ai_next) {
+    if (start_connect(t) == 0 ||
+        (t->cfd >= 0 && finish_connect(t, tw__deadline(OPEN_ANSWER_MS)) == 0))
+      return 0;
+    if (t->cfd >= 0) { /* no answer yet: the next reads go on waiting for it */
+      snprintf(s->err, sizeof s->err, "%s: connect: no answer within %d ms", s->name,
+               OPEN_ANSWER_MS);
+      return TW_EAGAIN;
+    }
+    healable |= heals(t->last_errno);
+    if (!e || heals(t->last_errno))
+      e = t->last_errno; /* the reason to give: a healable one if any */
+  }
+  errno = e;
+  int rc = tw__conn_errno(s, "connect");
+  return healable ? TW_EAGAIN : rc;
+}
+
 int tw_conn_tcp_connect(const char *host, const char *port, struct tw_conn **out,
                           char *err, size_t errcap)
+{
+  return tw__conn_tcp_connect(host, port, 0, out, err, errcap);
+}
+
+int tw__conn_tcp_connect(const char *host, const char *port, int wait, struct tw_conn **out,
+                         char *err, size_t errcap)
 {
   struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *res, *ai;
   int g = getaddrinfo(host, port, &hints, &res);
@@ -192,6 +280,27 @@ int tw_conn_tcp_connect(const char *host, const char *port, struct tw_conn **out
   snprintf(name, sizeof name, "tcp://%s:%s", host, port);
   tw__conn_init(s, &tcp_ops, name);
   t->cfd = -1;
+  if (wait) {
+    for (ai = res; ai; ai = ai->ai_next)
+      if (ai->ai_addrlen > sizeof t->addr) {
+        snprintf(err, errcap, "%s: address too long", name);
+        freeaddrinfo(res);
+        free(t);
+        return TW_EINVAL;
+      }
+    t->ais = res;
+    t->next_ai = res;
+    s->connects = 0;
+    s->reconnect = 1;
+    int rc = first_round(t);
+    if (rc < 0 && rc != TW_EAGAIN) {
+      snprintf(err, errcap, "%s", s->err);
+      tcp_close(s);
+      return rc;
+    }
+    *out = s;
+    return 0;
+  }
   int rc = TW_ENOENT;
   for (ai = res; ai; ai = ai->ai_next) {
     int fd = tw_sys->socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);

@@ -35,12 +35,12 @@ static int split_hostport(const char *hp, const char *def_host, char *host, size
   return port[0] ? 0 : TW_EINVAL;
 }
 
-static int open_tcp(const char *rest, struct tw_conn **out, char *err, size_t errcap)
+static int open_tcp(const char *rest, int wait, struct tw_conn **out, char *err, size_t errcap)
 {
   char host[256], port[32];
   if (split_hostport(rest, NULL, host, sizeof host, port, sizeof port) < 0)
     goto bad;
-  return tw_conn_tcp_connect(host, port, out, err, errcap);
+  return tw__conn_tcp_connect(host, port, wait, out, err, errcap);
 bad:
   snprintf(err, errcap, "tcp://%s: expected tcp://HOST:PORT", rest);
   return TW_EINVAL;
@@ -48,8 +48,9 @@ bad:
 
 /* Listening transports bind to loopback unless an address is given: a
  * recorder should not be reachable from the network by accident. */
-static int open_tcp_listen(const char *rest, struct tw_conn **out, char *err, size_t errcap)
+static int open_tcp_listen(const char *rest, int wait, struct tw_conn **out, char *err, size_t errcap)
 {
+  (void)wait; /* nothing to wait for: bound at open, or a file */
   char host[256], port[32];
   if (split_hostport(rest, "127.0.0.1", host, sizeof host, port, sizeof port) < 0) {
     snprintf(err, errcap, "tcp-listen://%s: expected tcp-listen://[ADDR]:PORT", rest);
@@ -58,8 +59,9 @@ static int open_tcp_listen(const char *rest, struct tw_conn **out, char *err, si
   return tw_conn_tcp_listen(host, port, NULL, out, err, errcap);
 }
 
-static int open_udp(const char *rest, struct tw_conn **out, char *err, size_t errcap)
+static int open_udp(const char *rest, int wait, struct tw_conn **out, char *err, size_t errcap)
 {
+  (void)wait; /* nothing to wait for: bound at open, or a file */
   char host[256], port[32], hp[300], thost[256], tport[32];
   const char *q = strchr(rest, '?');
   snprintf(hp, sizeof hp, "%.*s", (int)(q ? (size_t)(q - rest) : strlen(rest)), rest);
@@ -75,7 +77,7 @@ static int open_udp(const char *rest, struct tw_conn **out, char *err, size_t er
   return rc;
 }
 
-static int open_serial(const char *rest, struct tw_conn **out, char *err, size_t errcap)
+static int open_serial(const char *rest, int wait, struct tw_conn **out, char *err, size_t errcap)
 {
   char dev[256];
   unsigned baud = 115200;
@@ -88,17 +90,18 @@ static int open_serial(const char *rest, struct tw_conn **out, char *err, size_t
       return TW_EINVAL;
     }
   }
-  return tw_conn_serial_open(dev, baud, out, err, errcap);
+  return tw__conn_serial_open(dev, baud, wait, out, err, errcap);
 }
 
-static int open_file(const char *rest, struct tw_conn **out, char *err, size_t errcap)
+static int open_file(const char *rest, int wait, struct tw_conn **out, char *err, size_t errcap)
 {
+  (void)wait; /* nothing to wait for: bound at open, or a file */
   return tw_conn_file_open(rest, out, err, errcap);
 }
 
 static const struct {
   const char *prefix;
-  int (*open)(const char *rest, struct tw_conn **out, char *err, size_t errcap);
+  int (*open)(const char *rest, int wait, struct tw_conn **out, char *err, size_t errcap);
 } schemes[] = {
   {"tcp://", open_tcp},
   {"tcp-listen://", open_tcp_listen},
@@ -107,16 +110,29 @@ static const struct {
   {"file://", open_file},
 };
 
-int tw_conn_open(const char *uri, struct tw_conn **out, char *err, size_t errcap)
+static int open_uri(const char *uri, int wait, struct tw_conn **out, char *err, size_t errcap)
 {
   for (size_t i = 0; i < sizeof schemes / sizeof schemes[0]; i++) {
     size_t n = strlen(schemes[i].prefix);
     if (strncmp(uri, schemes[i].prefix, n) == 0)
-      return schemes[i].open(uri + n, out, err, errcap);
+      return schemes[i].open(uri + n, wait, out, err, errcap);
   }
   if (strstr(uri, "://")) {
     snprintf(err, errcap, "%s: unknown scheme (tcp, tcp-listen, udp, serial, file)", uri);
     return TW_EINVAL;
   }
   return tw_conn_file_open(uri, out, err, errcap);
+}
+
+int tw_conn_open(const char *uri, struct tw_conn **out, char *err, size_t errcap)
+{
+  return open_uri(uri, 0, out, err, errcap);
+}
+
+int tw_conn_open_waiting(const char *uri, struct tw_conn **out, char *err, size_t errcap)
+{
+  int rc = open_uri(uri, 1, out, err, errcap);
+  if (rc == 0)
+    (*out)->reconnect = 1;
+  return rc;
 }

@@ -11,10 +11,33 @@ struct slot {
   size_t strcap;
 };
 
+/* Held events are kept per stream, each stream's queue sorted on (time_ns,
+ * arrival order); the earliest held event is the earliest of the queue
+ * heads. Streams are nearly always in time order already, so a push is an
+ * append and a pop compares a few heads: a heap over all held events did
+ * the same job with a dozen unpredictable comparisons per event (it was the
+ * merge's main cost). The output is the same: the minimum held event on
+ * (time_ns, order), whatever holds it. A timestamp that goes backwards in
+ * its stream is sorted into place within the queue (insertion, bounded by
+ * the window). */
+struct entry {           /* the keys travel with the pointer: no slot is */
+  uint64_t time_ns;     /* touched to compare (slots are large and scattered) */
+  unsigned long long order;
+  struct slot *slot;
+};
+
+struct queue {
+  struct entry *q;      /* ring of cap entries, head at h, n held */
+  size_t cap, h, n;
+};
+
 struct tw_merge {
   size_t window, n;
   struct slot *slots;   /* storage */
-  struct slot **heap;   /* min-heap of pointers into slots */
+  struct queue *queues; /* by ev.stream */
+  size_t nqueues;
+  uint16_t *seen;       /* the streams that have a queue: pop scans these */
+  size_t nseen;
   struct slot **free_;  /* free slots */
   size_t nfree;
   tw_event_fn sink;
@@ -34,9 +57,8 @@ int tw_merge_open(struct tw_merge **out, size_t window, tw_event_fn sink, void *
     window = 1;
   m->window = window;
   m->slots = calloc(window + 1, sizeof *m->slots);
-  m->heap = calloc(window + 1, sizeof *m->heap);
   m->free_ = calloc(window + 1, sizeof *m->free_);
-  if (!m->slots || !m->heap || !m->free_) {
+  if (!m->slots || !m->free_) {
     tw_merge_close(m);
     return TW_ENOMEM;
   }
@@ -55,45 +77,72 @@ void tw_merge_close(struct tw_merge *m)
     return;
   for (size_t i = 0; m->slots && i <= m->window; i++)
     free(m->slots[i].str);
+  for (size_t i = 0; i < m->nqueues; i++)
+    free(m->queues[i].q);
+  free(m->queues);
+  free(m->seen);
   free(m->slots);
-  free(m->heap);
   free(m->free_);
   free(m);
 }
 
-static int before(const struct slot *a, const struct slot *b)
+static inline int before(const struct entry *a, const struct entry *b)
 {
-  return a->ev.time_ns < b->ev.time_ns || (a->ev.time_ns == b->ev.time_ns && a->order < b->order);
+  return a->time_ns < b->time_ns || (a->time_ns == b->time_ns && a->order < b->order);
 }
 
-static void sift_up(struct tw_merge *m, size_t i)
+static inline struct entry *at(const struct queue *q, size_t i)
 {
-  while (i > 0) {
-    size_t p = (i - 1) / 2;
-    if (!before(m->heap[i], m->heap[p]))
-      break;
-    struct slot *t = m->heap[i];
-    m->heap[i] = m->heap[p];
-    m->heap[p] = t;
-    i = p;
-  }
+  return &q->q[(q->h + i) & (q->cap - 1)];
 }
 
-static void sift_down(struct tw_merge *m, size_t i)
+/* The queue of a stream, with room for one more entry. */
+static struct queue *queue_for(struct tw_merge *m, uint16_t stream)
 {
-  for (;;) {
-    size_t l = 2 * i + 1, r = l + 1, s = i;
-    if (l < m->n && before(m->heap[l], m->heap[s]))
-      s = l;
-    if (r < m->n && before(m->heap[r], m->heap[s]))
-      s = r;
-    if (s == i)
-      return;
-    struct slot *t = m->heap[i];
-    m->heap[i] = m->heap[s];
-    m->heap[s] = t;
-    i = s;
+  if (stream >= m->nqueues) {
+    size_t n = (size_t)stream + 1;
+    struct queue *g = realloc(m->queues, n * sizeof *g);
+    if (!g)
+      return NULL;
+    memset(g + m->nqueues, 0, (n - m->nqueues) * sizeof *g);
+    m->queues = g;
+    m->nqueues = n;
   }
+  struct queue *q = &m->queues[stream];
+  if (q->n == q->cap) { /* grow (a power of two), unrolling the ring */
+    size_t cap = q->cap ? 2 * q->cap : 16;
+    struct entry *g = malloc(cap * sizeof *g);
+    if (!g)
+      return NULL;
+    if (!q->cap) { /* a new stream */
+      uint16_t *sg = realloc(m->seen, (m->nseen + 1) * sizeof *sg);
+      if (!sg) {
+        free(g);
+        return NULL;
+      }
+      m->seen = sg;
+      m->seen[m->nseen++] = stream;
+    }
+    for (size_t i = 0; i < q->n; i++)
+      g[i] = *at(q, i);
+    free(q->q);
+    q->q = g;
+    q->cap = cap;
+    q->h = 0;
+  }
+  return q;
+}
+
+/* Append, then move back past later entries (rare: time went backwards). */
+static void queue_insert(struct queue *q, struct slot *s)
+{
+  struct entry e = {s->ev.time_ns, s->order, s};
+  size_t i = q->n++;
+  while (i > 0 && before(&e, at(q, i - 1))) {
+    *at(q, i) = *at(q, i - 1);
+    i--;
+  }
+  *at(q, i) = e;
 }
 
 static int release(struct tw_merge *m, const struct tw_event *ev)
@@ -107,10 +156,17 @@ static int release(struct tw_merge *m, const struct tw_event *ev)
 
 static int pop(struct tw_merge *m)
 {
-  /* the earliest held event */
-  struct slot *s = m->heap[0];
-  m->heap[0] = m->heap[--m->n];
-  sift_down(m, 0);
+  /* the earliest held event: the earliest queue head */
+  struct queue *best = NULL;
+  for (size_t i = 0; i < m->nseen; i++) {
+    struct queue *q = &m->queues[m->seen[i]];
+    if (q->n && (!best || before(at(q, 0), at(best, 0))))
+      best = q;
+  }
+  struct slot *s = at(best, 0)->slot;
+  best->h = (best->h + 1) & (best->cap - 1);
+  best->n--;
+  m->n--;
   int rc = release(m, &s->ev);
   m->free_[m->nfree++] = s;
   return rc;
@@ -134,6 +190,9 @@ int tw_merge_push(void *mp, const struct tw_event *ev)
     m->pass = 1;
     return rc ? rc : release(m, ev);
   }
+  struct queue *q = queue_for(m, ev->stream);
+  if (!q)
+    return TW_ENOMEM;
   struct slot *s = m->free_[--m->nfree];
   s->ev = *ev;
   s->order = m->order++;
@@ -150,8 +209,8 @@ int tw_merge_push(void *mp, const struct tw_event *ev)
     memcpy(s->str, ev->str, ev->str_len);
     s->ev.str = s->str;
   }
-  m->heap[m->n++] = s;
-  sift_up(m, m->n - 1);
+  queue_insert(q, s);
+  m->n++;
   return m->n > m->window ? pop(m) : 0;
 }
 

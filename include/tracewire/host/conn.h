@@ -63,7 +63,8 @@ struct tw_conn {
   unsigned long long disconnect_at; /* stream offset of the last disconnect */
   /* Connections established so far: 1 from the open for transports that
    * are connected when opened (files and UDP included), 0 for tcp-listen
-   * until a target connects; each reconnection adds one. A value that grew
+   * until a target connects and for a tcp or serial target still waited
+   * for (tw_conn_open_waiting()); each reconnection adds one. A value that grew
    * means "a target (re)appeared": the owner re-sends its start-up
    * commands. Connected now: connects > disconnects. */
   unsigned long long connects;
@@ -72,6 +73,20 @@ struct tw_conn {
 /* Open by URI (see above). 0 and *out set, or a TW_E* code with a message in
  * err[errcap]. The caller frees with tw_conn_close(). */
 int tw_conn_open(const char *uri, struct tw_conn **out, char *err, size_t errcap);
+
+/* Open in reconnect mode (tw_conn.reconnect set; `record --reconnect`),
+ * where a target that is not there yet is waited for instead of being an
+ * error: a board still powered off or being flashed. tcp: connection
+ * refused, host or network unreachable or down, no answer within 1 s;
+ * serial: the device node absent (ENOENT) or without a device (ENODEV,
+ * ENXIO). The connection is then returned waiting: connects 0,
+ * tw_conn_connected() 0, the reason in tw_conn_error() ("NAME: connect:
+ * Connection refused"); reads try again, paced by the backoff, returning
+ * TW_EAGAIN until the target appears (connects becomes 1). Errors that
+ * cannot heal stay errors, as from tw_conn_open(): a bad URI, a host name
+ * that does not resolve, permission denied, not a tty. Other transports
+ * open as with tw_conn_open(). */
+int tw_conn_open_waiting(const char *uri, struct tw_conn **out, char *err, size_t errcap);
 
 int tw_conn_read(struct tw_conn *s, void *buf, size_t cap, int timeout_ms);
 int tw_conn_write(struct tw_conn *s, const void *buf, size_t n);
@@ -107,6 +122,11 @@ int tw_conn_connected(const struct tw_conn *s);
 int tw_conn_bound_port(const struct tw_conn *s);
 
 /* Internal helpers shared by transport files. */
+/* The constructors with the waiting of tw_conn_open_waiting() (wait=1). */
+int tw__conn_tcp_connect(const char *host, const char *port, int wait, struct tw_conn **out,
+                         char *err, size_t errcap);
+int tw__conn_serial_open(const char *dev, unsigned baud, int wait, struct tw_conn **out,
+                         char *err, size_t errcap);
 void tw__conn_init(struct tw_conn *s, const struct tw_conn_ops *ops, const char *name);
 int tw__conn_errno(struct tw_conn *s, const char *what); /* sets err, returns TW_E* */
 int tw__fd_wait(struct tw_conn *s, int fd, short events, int timeout_ms);

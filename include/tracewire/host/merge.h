@@ -1,8 +1,8 @@
 /*
  * Several streams (endpoints, logger instances) into one time order: a
- * k-way merge with bounded lookahead. Events are held in a min-heap on
- * (time_ns, arrival order) of at most `window` events; when it is full the
- * earliest is released. Within a stream the order is kept (ties break by
+ * k-way merge with bounded lookahead. At most `window` events are held (in
+ * one queue per stream, each sorted on (time_ns, arrival order)); when more
+ * are, the earliest held event on that key is released. Within a stream the order is kept (ties break by
  * arrival), and across streams the order is exact whenever no stream lags
  * the others by more than `window` events. When the first `window` events
  * all come from one stream, they are released and later events of that

@@ -1,0 +1,654 @@
+/*
+ * `tracewire record --reconnect` started before the target exists: the
+ * firmware engineer starts the recorder, then powers or flashes the board.
+ * Run in-process (tw_cli) with a fake target in a thread that behaves like
+ * the firmware's command service (answers GET_INFO, SET_MASK, START, STOP;
+ * streams only after START).
+ *   - tcp://: nothing listens at the start; after ~1 s the target listens;
+ *     record connects, starts it, and the trace holds the whole stream;
+ *   - serial://: the device node is absent (open: ENOENT, injected through
+ *     tw_sys) for the first opens, then the pty opens;
+ *   - a target that never appears: --duration ends the recording with exit
+ *     status 1, the trace closed cleanly with no data; Ctrl-C ends it too;
+ *   - what must stay an immediate error: a refused connect without
+ *     --reconnect, a host name that does not resolve, permission denied
+ *     on the device, a device that is not a tty (with --reconnect).
+ */
+// tw-test-libs: tw_cli
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <cmocka.h>
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include "cli.h"
+#include "host/helpers.h"
+#include "tracewire/cmd.h"
+#include "tracewire/host/conn_twt.h"
+#include "tracewire/host/sys.h"
+#include "tracewire/host/trace_file.h"
+#include "tracewire/error.h"
+
+static struct tw_sys fault;
+static char dir[64], twt[96], errpath[96];
+static struct stream_buf S;
+
+static unsigned long long rx_bytes; /* record's reads from its source (atomic) */
+static unsigned connect_calls;      /* atomic */
+
+static ssize_t count_read(int fd, void *buf, size_t n)
+{
+  ssize_t k = read(fd, buf, n);
+  if (k > 0)
+    __atomic_add_fetch(&rx_bytes, (unsigned long long)k, __ATOMIC_RELEASE);
+  return k;
+}
+
+static int count_connect(int fd, const struct sockaddr *a, socklen_t len)
+{
+  __atomic_add_fetch(&connect_calls, 1, __ATOMIC_RELAXED);
+  return connect(fd, a, len);
+}
+
+static unsigned long long now_ms(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (unsigned long long)ts.tv_sec * 1000u + (unsigned long long)ts.tv_nsec / 1000000u;
+}
+
+/* ---- the fake target ----------------------------------------------------- */
+
+struct target {
+  unsigned gets, masks, starts, stops;
+  unsigned long long tx;
+  int failed;
+  char why[128];
+};
+static struct target T;
+
+static void target_fail(const char *why)
+{
+  if (!T.failed)
+    snprintf(T.why, sizeof T.why, "fake target: %s (errno %d)", why, errno);
+  T.failed = 1;
+}
+
+/* n bytes within deadline; a pty master reads EIO while no slave is open */
+static int read_full(int fd, uint8_t *p, size_t n, unsigned long long deadline)
+{
+  while (n) {
+    if (now_ms() >= deadline)
+      return -1;
+    struct pollfd pf = {.fd = fd, .events = POLLIN};
+    if (poll(&pf, 1, 20) <= 0)
+      continue;
+    ssize_t k = read(fd, p, n);
+    if (k == 0)
+      return -1;
+    if (k < 0) {
+      if (errno == EIO || errno == EAGAIN || errno == EINTR) {
+        usleep(10000);
+        continue;
+      }
+      return -1;
+    }
+    p += k;
+    n -= (size_t)k;
+  }
+  return 0;
+}
+
+static int write_all(int fd, const uint8_t *p, size_t n)
+{
+  T.tx += n;
+  while (n) {
+    ssize_t k = write(fd, p, n);
+    if (k < 0 && errno == EINTR)
+      continue;
+    if (k <= 0)
+      return -1;
+    p += k;
+    n -= (size_t)k;
+  }
+  return 0;
+}
+
+static void reply(int fd, const tw_pkt_hdr *cmd, enum tw_msg_type type, const uint32_t *body,
+                  size_t nbody)
+{
+  uint8_t m[256];
+  uint32_t len = TW_MSG_HDR_BYTES + 4 * (uint32_t)nbody + TW_FOOTER_BYTES;
+  tw_pkt_hdr h;
+  tw_pkt_init_msg(&h, TW_ENDIAN_NATIVE, type, len, tw_pkt_get_service_id(cmd), tw_pkt_get_seq(cmd),
+                  tw_pkt_get_cmd_id(cmd), tw_pkt_get_tag(cmd), tw_pkt_get_src(cmd), TW_ADDR_DEFAULT);
+  memcpy(m, &h, sizeof h);
+  for (size_t i = 0; i < nbody; i++)
+    tw_store_be32(m + TW_MSG_HDR_BYTES + 4 * i, body[i]);
+  tw_store_be32(m + len - 4, tw_pkt_footer(len));
+  if (write_all(fd, m, len) < 0)
+    target_fail("reply");
+}
+
+/* Answer commands until `until` was answered (0) or the deadline (-1). */
+static int serve_until(int fd, uint16_t until, int timeout_ms)
+{
+  unsigned long long deadline = now_ms() + (unsigned long long)timeout_ms;
+  for (;;) {
+    uint8_t m[TW_MSG_MAX_BYTES + 1];
+    struct tw_pkt pkt;
+    if (read_full(fd, m, 4, deadline) < 0)
+      return -1;
+    uint32_t len = (tw_load_be32(m) >> 16) & 0x7FFu;
+    if (len < TW_MSG_HDR_BYTES + TW_FOOTER_BYTES || read_full(fd, m + 4, len - 4, deadline) < 0 ||
+        tw_pkt_parse(m, len, 0, &pkt) != (int)len || pkt.hdr_type != TW_PKT_MSG ||
+        tw_pkt_get_msg_type(&pkt.hdr) != TW_MSG_CMD) {
+      target_fail("not a command message");
+      return -1;
+    }
+    uint32_t info[TW_INFO_WORDS] = {0}, mask;
+    switch (tw_pkt_get_cmd_id(&pkt.hdr)) {
+    case TW_LCMD_GET_INFO:
+      T.gets++;
+      info[TW_INFO_ENDPOINT] = TW_ADDR_DEFAULT;
+      info[TW_INFO_TS_FREQ_HZ] = 1000000;
+      reply(fd, &pkt.hdr, TW_MSG_RESULT, info, TW_INFO_WORDS);
+      break;
+    case TW_LCMD_SET_MASK:
+      T.masks++;
+      mask = pkt.payload_len >= 4 ? tw_load_be32(pkt.payload) : 0;
+      reply(fd, &pkt.hdr, TW_MSG_RESULT, &mask, 1);
+      break;
+    case TW_LCMD_START:
+      T.starts++;
+      reply(fd, &pkt.hdr, TW_MSG_ACK, NULL, 0);
+      break;
+    case TW_LCMD_STOP:
+      T.stops++;
+      reply(fd, &pkt.hdr, TW_MSG_ACK, NULL, 0);
+      break;
+    default:
+      target_fail("unexpected command");
+      return -1;
+    }
+    if (tw_pkt_get_cmd_id(&pkt.hdr) == until)
+      return 0;
+  }
+}
+
+static void wait_received(void)
+{
+  unsigned long long deadline = now_ms() + 10000;
+  while (__atomic_load_n(&rx_bytes, __ATOMIC_ACQUIRE) < T.tx)
+    if (now_ms() > deadline) {
+      target_fail("record did not read what was sent");
+      return;
+    } else {
+      usleep(2000);
+    }
+}
+
+/* One session of a board that just booted: START, the whole stream, STOP
+ * (record sends it at --idle: the target is connected and answered). */
+static void serve_session(int fd)
+{
+  if (serve_until(fd, TW_LCMD_START, 5000) < 0)
+    return target_fail("no START");
+  if (write_all(fd, S.data, S.len) < 0)
+    return target_fail("stream");
+  wait_received();
+  if (serve_until(fd, TW_LCMD_STOP, 5000) < 0)
+    target_fail("no STOP at the end");
+}
+
+static int listen_on(int port)
+{
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
+  struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (bind(fd, (struct sockaddr *)&a, sizeof a) != 0 || listen(fd, 4) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+/* A loopback port nobody listens on (bound a moment ago, then released). */
+static int free_port(void)
+{
+  int fd = listen_on(0);
+  struct sockaddr_in a;
+  socklen_t len = sizeof a;
+  assert_true(fd >= 0);
+  getsockname(fd, (struct sockaddr *)&a, &len);
+  close(fd);
+  return ntohs(a.sin_port);
+}
+
+/* ---- record, run in-process ---------------------------------------------- */
+
+static int run_record(int argc, char **argv)
+{
+  fflush(stderr);
+  int saved = dup(2), fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  assert_true(saved >= 0 && fd >= 0);
+  dup2(fd, 2);
+  close(fd);
+  optind = 1;
+  int rc = tw_cli_record(argc, argv);
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  return rc;
+}
+
+static char *slurp(const char *p)
+{
+  FILE *f = fopen(p, "rb");
+  assert_non_null(f);
+  char *b = calloc(1, 1 << 20);
+  size_t n = fread(b, 1, (1 << 20) - 1, f);
+  b[n] = 0;
+  fclose(f);
+  return b;
+}
+
+static size_t count_str(const char *hay, const char *needle)
+{
+  size_t n = 0;
+  for (const char *p = hay; (p = strstr(p, needle)); p++)
+    n++;
+  return n;
+}
+
+struct chunks {
+  unsigned sources, data, infos, notes_waiting, notes_appeared, ends;
+};
+
+static struct chunks count_chunks(void)
+{
+  struct chunks k = {0};
+  struct tw_twt_reader *r;
+  struct tw_twt_chunk c;
+  char err[256];
+  assert_int_equal(tw_twt_open(twt, &r, err, sizeof err), 0);
+  while (tw_twt_next(r, &c) == 1) {
+    k.sources += c.type == TW_TWT_SOURCE;
+    k.data += c.type == TW_TWT_DATA;
+    k.infos += c.type == TW_TWT_INFO;
+    k.ends += c.type == TW_TWT_END;
+    if (c.type == TW_TWT_NOTE) {
+      k.notes_waiting += memmem(c.data, c.len, "to appear (", 11) != NULL;
+      k.notes_appeared += memmem(c.data, c.len, "target appeared", 15) != NULL;
+    }
+  }
+  tw_twt_close_reader(r);
+  return k;
+}
+
+/* The recorded trace decodes to exactly the events of the stream sent:
+ * nothing skipped, lost or unexplained. */
+static void assert_trace_whole(void)
+{
+  struct tw_conn *src;
+  struct tw_reader *rd;
+  struct tw_decoder *d;
+  struct text got, want;
+  char err[256];
+  memset(&got, 0, sizeof got);
+  assert_int_equal(tw_conn_twt_open(twt, -1, &src, err, sizeof err), 0);
+  assert_int_equal(tw_reader_open(&rd, src, NULL), 0);
+  assert_int_equal(tw_decoder_open(&d, NULL), 0);
+  got.d = d;
+  tw_decoder_on_event(d, text_event, &got);
+  tw_decoder_on_diag(d, text_diag, &got);
+  assert_int_equal(tw_decoder_run(d, rd), 0);
+  assert_int_equal(tw_reader_stats(rd)->skipped, 0);
+  assert_int_equal(tw_decoder_nstreams(d), 1);
+  const struct tw_stream_stats *st = tw_decoder_stream(d, 0);
+  assert_int_equal(st->pkts_lost, 0);
+  assert_int_equal(st->events_lost, 0);
+  assert_int_equal(st->unexplained, 0);
+  tw_decoder_close(decode_mem(S.data, S.len, &want));
+  assert_true(want.events > 0);
+  assert_int_equal(got.events, want.events);
+  assert_string_equal(got.buf, want.buf);
+  free(want.buf);
+  tw_decoder_close(d);
+  tw_reader_close(rd);
+  tw_conn_close(src);
+  free(got.buf);
+}
+
+static void assert_target_ok(void)
+{
+  if (T.failed)
+    fail_msg("%s", T.why);
+}
+
+static int setup(void **state)
+{
+  (void)state;
+  struct tw_synth_cfg cfg = { .names = 1, .pkt_bytes = 300, .drop_every = 40 };
+  synth_stream(&S, 60, &cfg);
+  snprintf(dir, sizeof dir, "/tmp/tw_wait_XXXXXX");
+  assert_non_null(mkdtemp(dir));
+  snprintf(twt, sizeof twt, "%s/out.twt", dir);
+  snprintf(errpath, sizeof errpath, "%s/stderr.txt", dir);
+  fault = tw_sys_default;
+  fault.read = count_read;
+  fault.connect = count_connect;
+  memset(&T, 0, sizeof T);
+  rx_bytes = 0;
+  connect_calls = 0;
+  signal(SIGPIPE, SIG_IGN);
+  return 0;
+}
+
+static int teardown(void **state)
+{
+  (void)state;
+  tw_sys_set(NULL);
+  unlink(twt);
+  unlink(errpath);
+  rmdir(dir);
+  free(S.data);
+  return 0;
+}
+
+/* ---- (a) tcp://: the target starts listening a second after record ---------- */
+
+static int late_port;
+
+static void *late_tcp_target(void *arg)
+{
+  (void)arg;
+  usleep(1000000); /* powering up: connection refused meanwhile */
+  int lfd = listen_on(late_port);
+  if (lfd < 0)
+    return target_fail("listen"), NULL;
+  struct pollfd pf = {.fd = lfd, .events = POLLIN};
+  int fd = poll(&pf, 1, 5000) == 1 ? accept4(lfd, NULL, NULL, SOCK_CLOEXEC) : -1;
+  close(lfd);
+  if (fd < 0)
+    return target_fail("no connection from record"), NULL;
+  serve_session(fd);
+  close(fd);
+  return NULL;
+}
+
+static void tcp_target_appears_later(void **state)
+{
+  (void)state;
+  late_port = free_port();
+  char uri[64], want[160];
+  snprintf(uri, sizeof uri, "tcp://127.0.0.1:%d", late_port);
+  tw_sys_set(&fault);
+  pthread_t t;
+  assert_int_equal(pthread_create(&t, NULL, late_tcp_target, NULL), 0);
+  char *argv[] = {"record", "--from", uri, "-o", twt, "-q", "--mask", "0xffff",
+                  "--reconnect", "--idle", "1", NULL};
+  unsigned long long t0 = now_ms();
+  int rc = run_record(11, argv);
+  unsigned long long took = now_ms() - t0;
+  pthread_join(t, NULL);
+  tw_sys_set(NULL);
+  assert_target_ok();
+  assert_int_equal(rc, TW_EXIT_OK);
+  assert_true(took < 8000);
+  /* the start-up path of a first connection, once */
+  assert_int_equal(T.gets, 1);
+  assert_int_equal(T.masks, 1);
+  assert_int_equal(T.starts, 1);
+  assert_int_equal(T.stops, 1);
+  /* refused for ~1 s: attempts at 0, 50, 150, 350, 750 ms, ~1.5 s */
+  assert_in_range(connect_calls, 3, 10);
+  char *e = slurp(errpath);
+  snprintf(want, sizeof want, "waiting for %s to appear (connect: Connection refused)", uri);
+  assert_int_equal(count_str(e, want), 1); /* said once */
+  assert_int_equal(count_str(e, "target appeared"), 1);
+  assert_null(strstr(e, "never appeared"));
+  free(e);
+  struct chunks k = count_chunks();
+  assert_int_equal(k.sources, 1);
+  assert_int_equal(k.notes_waiting, 1);
+  assert_int_equal(k.notes_appeared, 1);
+  assert_int_equal(k.infos, 1);
+  assert_int_equal(k.ends, 1);
+  assert_trace_whole();
+}
+
+/* ---- (b) serial://: the device node appears after a few opens ----------------- */
+
+static char pts[64];
+static int serial_opens; /* successful opens of pts (atomic) */
+static int enoent_left;  /* opens still to fail (atomic) */
+static int open_errno;   /* what they fail with */
+
+static int serial_open(const char *p, int flags, int mode)
+{
+  if (strcmp(p, pts) == 0) {
+    if (__atomic_load_n(&enoent_left, __ATOMIC_ACQUIRE) > 0) {
+      __atomic_sub_fetch(&enoent_left, 1, __ATOMIC_ACQ_REL);
+      errno = open_errno;
+      return -1;
+    }
+    int fd = open(p, flags, mode);
+    if (fd >= 0)
+      __atomic_add_fetch(&serial_opens, 1, __ATOMIC_ACQ_REL);
+    return fd;
+  }
+  return tw_sys_default.open(p, flags, mode);
+}
+
+static int pty_master;
+
+static void *serial_target(void *arg)
+{
+  (void)arg;
+  serve_session(pty_master);
+  return NULL;
+}
+
+static void open_pty(void)
+{
+  pty_master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+  assert_true(pty_master >= 0);
+  assert_int_equal(grantpt(pty_master), 0);
+  assert_int_equal(unlockpt(pty_master), 0);
+  snprintf(pts, sizeof pts, "%s", ptsname(pty_master));
+  serial_opens = 0;
+}
+
+static void serial_device_appears_later(void **state)
+{
+  (void)state;
+  open_pty();
+  enoent_left = 4;
+  open_errno = ENOENT;
+  fault.open = serial_open;
+  tw_sys_set(&fault);
+  char uri[96], want[200];
+  snprintf(uri, sizeof uri, "serial://%s", pts);
+  pthread_t t;
+  assert_int_equal(pthread_create(&t, NULL, serial_target, NULL), 0);
+  char *argv[] = {"record", "--from", uri, "-o", twt, "-q", "--reconnect", "--idle", "1", NULL};
+  int rc = run_record(9, argv);
+  pthread_join(t, NULL);
+  tw_sys_set(NULL);
+  close(pty_master);
+  assert_target_ok();
+  assert_int_equal(rc, TW_EXIT_OK);
+  assert_int_equal(enoent_left, 0); /* every failed open was tried... */
+  assert_int_equal(serial_opens, 1); /* ...then the device opened once */
+  assert_int_equal(T.gets, 1);
+  assert_int_equal(T.starts, 1);
+  assert_int_equal(T.stops, 1);
+  char *e = slurp(errpath);
+  snprintf(want, sizeof want, "waiting for serial://%s?baud=115200 to appear (open: %s)", pts,
+           strerror(ENOENT));
+  assert_int_equal(count_str(e, want), 1);
+  assert_int_equal(count_str(e, "target appeared"), 1);
+  free(e);
+  struct chunks k = count_chunks();
+  assert_int_equal(k.notes_waiting, 1);
+  assert_int_equal(k.infos, 1);
+  assert_int_equal(k.ends, 1);
+  assert_trace_whole();
+}
+
+/* ---- (c) a target that never appears ---------------------------------------- */
+
+static void assert_empty_trace_closed(void)
+{
+  struct chunks k = count_chunks();
+  assert_int_equal(k.sources, 1);
+  assert_int_equal(k.notes_waiting, 1);
+  assert_int_equal(k.notes_appeared, 0);
+  assert_int_equal(k.data, 0);
+  assert_int_equal(k.infos, 0);
+  assert_int_equal(k.ends, 1); /* closed cleanly */
+  char *e = slurp(errpath);
+  assert_int_equal(count_str(e, "to appear ("), 1);
+  assert_int_equal(count_str(e, "the target never appeared; nothing was recorded from it"), 1);
+  free(e);
+}
+
+static void tcp_never_appears_duration_ends(void **state)
+{
+  (void)state;
+  char uri[64];
+  snprintf(uri, sizeof uri, "tcp://127.0.0.1:%d", free_port());
+  tw_sys_set(&fault);
+  char *argv[] = {"record", "--from", uri, "-o", twt, "-q", "--reconnect", "--duration", "2",
+                  NULL};
+  unsigned long long t0 = now_ms();
+  int rc = run_record(9, argv);
+  unsigned long long took = now_ms() - t0;
+  tw_sys_set(NULL);
+  assert_int_equal(rc, TW_EXIT_ERROR); /* docs/cli.md: nothing recorded is a failure */
+  assert_in_range(took, 1900, 3500);
+  /* 2 s of refused attempts paced by the backoff, not a busy loop */
+  assert_in_range(connect_calls, 4, 10);
+  assert_empty_trace_closed();
+}
+
+static pthread_t main_thread;
+
+static void *ctrl_c(void *arg)
+{
+  (void)arg;
+  usleep(500000);
+  pthread_kill(main_thread, SIGINT);
+  return NULL;
+}
+
+static void serial_never_appears_ctrl_c_ends(void **state)
+{
+  (void)state;
+  open_pty();
+  enoent_left = 1 << 30;
+  open_errno = ENODEV; /* a node without its device: also waited for */
+  fault.open = serial_open;
+  tw_sys_set(&fault);
+  char uri[96];
+  snprintf(uri, sizeof uri, "serial://%s", pts);
+  char *argv[] = {"record", "--from", uri, "-o", twt, "-q", "--reconnect", "--duration", "20",
+                  NULL};
+  main_thread = pthread_self();
+  pthread_t t;
+  assert_int_equal(pthread_create(&t, NULL, ctrl_c, NULL), 0);
+  unsigned long long t0 = now_ms();
+  int rc = run_record(9, argv);
+  unsigned long long took = now_ms() - t0;
+  pthread_join(t, NULL);
+  tw_sys_set(NULL);
+  close(pty_master);
+  signal(SIGINT, SIG_DFL);
+  assert_int_equal(rc, TW_EXIT_ERROR);
+  assert_in_range(took, 450, 2000);
+  assert_int_equal(serial_opens, 0);
+  assert_empty_trace_closed();
+}
+
+/* ---- (d), (e): errors that stay immediate ----------------------------------- */
+
+static void assert_immediate_error(int argc, char **argv, const char *want)
+{
+  unsigned long long t0 = now_ms();
+  int rc = run_record(argc, argv);
+  unsigned long long took = now_ms() - t0;
+  assert_int_equal(rc, TW_EXIT_ERROR);
+  assert_true(took < 1500);
+  char *e = slurp(errpath);
+  if (!strstr(e, want))
+    fail_msg("stderr lacks \"%s\": %s", want, e);
+  assert_null(strstr(e, "waiting for"));
+  free(e);
+}
+
+static void refused_without_reconnect_is_an_error(void **state)
+{
+  (void)state;
+  char uri[64], want[160];
+  snprintf(uri, sizeof uri, "tcp://127.0.0.1:%d", free_port());
+  snprintf(want, sizeof want, "record: %s: connect: Connection refused", uri);
+  char *argv[] = {"record", "--from", uri, "-o", twt, "-q", "--duration", "5", NULL};
+  assert_immediate_error(8, argv, want);
+}
+
+static void unknown_host_with_reconnect_is_an_error(void **state)
+{
+  (void)state;
+  /* .invalid never resolves (RFC 2606) */
+  char *argv[] = {"record", "--from", "tcp://no-such-board.invalid:9000", "-o", twt, "-q",
+                  "--reconnect", "--duration", "5", NULL};
+  assert_immediate_error(9, argv, "record: tcp://no-such-board.invalid:9000: ");
+}
+
+static void serial_unhealable_with_reconnect_is_an_error(void **state)
+{
+  (void)state;
+  open_pty();
+  enoent_left = 1 << 30;
+  open_errno = EACCES; /* not in the dialout group: waiting will not help */
+  fault.open = serial_open;
+  tw_sys_set(&fault);
+  char uri[96], want[200];
+  snprintf(uri, sizeof uri, "serial://%s", pts);
+  snprintf(want, sizeof want, "record: serial://%s?baud=115200: open: %s", pts, strerror(EACCES));
+  char *argv[] = {"record", "--from", uri, "-o", twt, "-q", "--reconnect", "--duration", "5",
+                  NULL};
+  assert_immediate_error(9, argv, want);
+  tw_sys_set(NULL);
+  close(pty_master);
+  /* a path that is not a tty */
+  char *argv2[] = {"record", "--from", "serial:///dev/null", "-o", twt, "-q", "--reconnect",
+                   "--duration", "5", NULL};
+  assert_immediate_error(9, argv2, "record: serial:///dev/null?baud=115200: tcgetattr: ");
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test_setup_teardown(tcp_target_appears_later, setup, teardown),
+    cmocka_unit_test_setup_teardown(serial_device_appears_later, setup, teardown),
+    cmocka_unit_test_setup_teardown(tcp_never_appears_duration_ends, setup, teardown),
+    cmocka_unit_test_setup_teardown(serial_never_appears_ctrl_c_ends, setup, teardown),
+    cmocka_unit_test_setup_teardown(refused_without_reconnect_is_an_error, setup, teardown),
+    cmocka_unit_test_setup_teardown(unknown_host_with_reconnect_is_an_error, setup, teardown),
+    cmocka_unit_test_setup_teardown(serial_unhealable_with_reconnect_is_an_error, setup, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
