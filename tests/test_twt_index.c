@@ -394,7 +394,9 @@ static void truncated_trace_reads_whole(void **state)
   size_t na, nb;
   int rb = print_window(tmp, win, &b, &nb);
   assert_int_equal(rb, TW_EXIT_DAMAGED);
-  assert_non_null(strstr(slurp(errp, &na), "truncated chunk"));
+  char *e = slurp(errp, &na);
+  assert_non_null(strstr(e, "truncated chunk"));
+  free(e);
   char *argv[] = { "print", "-q", tmp, NULL };
   run(tw_cli_print, 3, argv);
   a = slurp(outp, &na);
