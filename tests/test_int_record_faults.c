@@ -192,15 +192,7 @@ static void full_disk_ends_recording_with_a_readable_prefix(void **state)
   struct text got, want;
   struct tw_conn *src;
   struct tw_reader *rd;
-  struct tw_decoder *d;
-  memset(&got, 0, sizeof got);
-  assert_int_equal(tw_conn_twt_open(twt, -1, &src, err, sizeof err), 0);
-  assert_int_equal(tw_reader_open(&rd, src, NULL), 0);
-  assert_int_equal(tw_decoder_open(&d, NULL), 0);
-  got.d = d;
-  tw_decoder_on_event(d, text_event, &got);
-  tw_decoder_on_diag(d, text_diag, &got);
-  assert_int_equal(tw_decoder_run(d, rd), 0);
+  struct tw_decoder *d = decode_twt(twt, &got, &src, &rd);
   struct tw_decoder *d2 = decode_mem(S.data, len, &want);
   assert_true(got.events > 0);
   assert_int_equal(got.events, want.events);
@@ -308,17 +300,9 @@ static void disconnect_reconnect_loss_reported(void **state)
   /* the trace: the stream with packets 80..82 missing and half of 80 */
   struct tw_conn *src;
   struct tw_reader *rd;
-  struct tw_decoder *d;
   struct text got;
   char err[256];
-  memset(&got, 0, sizeof got);
-  assert_int_equal(tw_conn_twt_open(twt, -1, &src, err, sizeof err), 0);
-  assert_int_equal(tw_reader_open(&rd, src, NULL), 0);
-  assert_int_equal(tw_decoder_open(&d, NULL), 0);
-  got.d = d;
-  tw_decoder_on_event(d, text_event, &got);
-  tw_decoder_on_diag(d, text_diag, &got);
-  assert_int_equal(tw_decoder_run(d, rd), 0);
+  struct tw_decoder *d = decode_twt(twt, &got, &src, &rd);
   const struct tw_stream_stats *st = tw_decoder_stream(d, 0);
   assert_int_equal(st->pkts_lost, resume_pkt - cut_pkt);
   /* the events those packets carried, from the generator's own count */

@@ -48,9 +48,6 @@
 #include "tracewire/host/trace_file.h"
 #include "tracewire/error.h"
 
-static struct tw_sys fault;
-static char dir[64], twt[96];
-static struct stream_buf S;
 static const size_t cut_pkt = 80, resume_pkt = 83; /* packets 80..82 never arrive whole */
 
 static int serve_until_start(int fd, int timeout_ms)
@@ -108,17 +105,8 @@ static void decode_trace(struct tw_stream_stats *out, unsigned long long *skippe
 {
   struct tw_conn *src;
   struct tw_reader *rd;
-  struct tw_decoder *d;
   struct text got;
-  char err[256];
-  memset(&got, 0, sizeof got);
-  assert_int_equal(tw_conn_twt_open(twt, -1, &src, err, sizeof err), 0);
-  assert_int_equal(tw_reader_open(&rd, src, NULL), 0);
-  assert_int_equal(tw_decoder_open(&d, NULL), 0);
-  got.d = d;
-  tw_decoder_on_event(d, text_event, &got);
-  tw_decoder_on_diag(d, text_diag, &got);
-  assert_int_equal(tw_decoder_run(d, rd), 0);
+  struct tw_decoder *d = decode_twt(twt, &got, &src, &rd);
   assert_true(tw_decoder_nstreams(d) >= 1);
   *out = *tw_decoder_stream(d, 0);
   *skipped = tw_reader_stats(rd)->skipped;
@@ -153,31 +141,7 @@ static void assert_loss_exact(void)
 static int setup(void **state)
 {
   (void)state;
-  struct tw_synth_cfg cfg = { .names = 1, .pkt_bytes = 300, .drop_every = 40 };
-  synth_stream(&S, 200, &cfg);
-  snprintf(dir, sizeof dir, "/tmp/tw_reconn_XXXXXX");
-  assert_non_null(mkdtemp(dir));
-  snprintf(twt, sizeof twt, "%s/out.twt", dir);
-  snprintf(errpath, sizeof errpath, "%s/stderr.txt", dir);
-  fault = tw_sys_default;
-  fault.read = count_read;
-  fault.connect = count_connect;
-  memset(&T, 0, sizeof T);
-  rx_bytes = 0;
-  connect_calls = 0;
-  listen_port = 0;
-  signal(SIGPIPE, SIG_IGN);
-  return 0;
-}
-
-static int teardown(void **state)
-{
-  (void)state;
-  tw_sys_set(NULL);
-  unlink(twt);
-  unlink(errpath);
-  rmdir(dir);
-  free(S.data);
+  fixture_setup(200, "/tmp/tw_reconn_XXXXXX");
   return 0;
 }
 
@@ -559,11 +523,11 @@ static void tcp_target_never_back_duration_ends(void **state)
 int main(void)
 {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test_setup_teardown(tcp_target_reset_refused_back, setup, teardown),
-    cmocka_unit_test_setup_teardown(tcp_listen_target_reconnects_gets_start, setup, teardown),
-    cmocka_unit_test_setup_teardown(silent_target_said_once_recorded, setup, teardown),
-    cmocka_unit_test_setup_teardown(serial_device_gone_reopened, setup, teardown),
-    cmocka_unit_test_setup_teardown(tcp_target_never_back_duration_ends, setup, teardown),
+    cmocka_unit_test_setup_teardown(tcp_target_reset_refused_back, setup, fixture_teardown),
+    cmocka_unit_test_setup_teardown(tcp_listen_target_reconnects_gets_start, setup, fixture_teardown),
+    cmocka_unit_test_setup_teardown(silent_target_said_once_recorded, setup, fixture_teardown),
+    cmocka_unit_test_setup_teardown(serial_device_gone_reopened, setup, fixture_teardown),
+    cmocka_unit_test_setup_teardown(tcp_target_never_back_duration_ends, setup, fixture_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -40,10 +40,6 @@
 #include "tracewire/host/trace_file.h"
 #include "tracewire/error.h"
 
-static struct tw_sys fault;
-static char dir[64], twt[96];
-static struct stream_buf S;
-
 /* One session of a board that just booted: START, the whole stream, STOP
  * (record sends it at --idle: the target is connected and answered). */
 static void serve_session(int fd)
@@ -108,17 +104,8 @@ static void assert_trace_whole(void)
 {
   struct tw_conn *src;
   struct tw_reader *rd;
-  struct tw_decoder *d;
   struct text got, want;
-  char err[256];
-  memset(&got, 0, sizeof got);
-  assert_int_equal(tw_conn_twt_open(twt, -1, &src, err, sizeof err), 0);
-  assert_int_equal(tw_reader_open(&rd, src, NULL), 0);
-  assert_int_equal(tw_decoder_open(&d, NULL), 0);
-  got.d = d;
-  tw_decoder_on_event(d, text_event, &got);
-  tw_decoder_on_diag(d, text_diag, &got);
-  assert_int_equal(tw_decoder_run(d, rd), 0);
+  struct tw_decoder *d = decode_twt(twt, &got, &src, &rd);
   assert_int_equal(tw_reader_stats(rd)->skipped, 0);
   assert_int_equal(tw_decoder_nstreams(d), 1);
   const struct tw_stream_stats *st = tw_decoder_stream(d, 0);
@@ -139,30 +126,7 @@ static void assert_trace_whole(void)
 static int setup(void **state)
 {
   (void)state;
-  struct tw_synth_cfg cfg = { .names = 1, .pkt_bytes = 300, .drop_every = 40 };
-  synth_stream(&S, 60, &cfg);
-  snprintf(dir, sizeof dir, "/tmp/tw_wait_XXXXXX");
-  assert_non_null(mkdtemp(dir));
-  snprintf(twt, sizeof twt, "%s/out.twt", dir);
-  snprintf(errpath, sizeof errpath, "%s/stderr.txt", dir);
-  fault = tw_sys_default;
-  fault.read = count_read;
-  fault.connect = count_connect;
-  memset(&T, 0, sizeof T);
-  rx_bytes = 0;
-  connect_calls = 0;
-  signal(SIGPIPE, SIG_IGN);
-  return 0;
-}
-
-static int teardown(void **state)
-{
-  (void)state;
-  tw_sys_set(NULL);
-  unlink(twt);
-  unlink(errpath);
-  rmdir(dir);
-  free(S.data);
+  fixture_setup(60, "/tmp/tw_wait_XXXXXX");
   return 0;
 }
 
@@ -440,13 +404,14 @@ static void serial_unhealable_with_reconnect_is_an_error(void **state)
 int main(void)
 {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test_setup_teardown(tcp_target_appears_later, setup, teardown),
-    cmocka_unit_test_setup_teardown(serial_device_appears_later, setup, teardown),
-    cmocka_unit_test_setup_teardown(tcp_never_appears_duration_ends, setup, teardown),
-    cmocka_unit_test_setup_teardown(serial_never_appears_ctrl_c_ends, setup, teardown),
-    cmocka_unit_test_setup_teardown(refused_without_reconnect_is_an_error, setup, teardown),
-    cmocka_unit_test_setup_teardown(unknown_host_with_reconnect_is_an_error, setup, teardown),
-    cmocka_unit_test_setup_teardown(serial_unhealable_with_reconnect_is_an_error, setup, teardown),
+    cmocka_unit_test_setup_teardown(tcp_target_appears_later, setup, fixture_teardown),
+    cmocka_unit_test_setup_teardown(serial_device_appears_later, setup, fixture_teardown),
+    cmocka_unit_test_setup_teardown(tcp_never_appears_duration_ends, setup, fixture_teardown),
+    cmocka_unit_test_setup_teardown(serial_never_appears_ctrl_c_ends, setup, fixture_teardown),
+    cmocka_unit_test_setup_teardown(refused_without_reconnect_is_an_error, setup, fixture_teardown),
+    cmocka_unit_test_setup_teardown(unknown_host_with_reconnect_is_an_error, setup, fixture_teardown),
+    cmocka_unit_test_setup_teardown(serial_unhealable_with_reconnect_is_an_error, setup,
+                                    fixture_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

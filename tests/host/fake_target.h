@@ -3,7 +3,9 @@
  * behaves like the firmware's command service (answers GET_INFO, SET_MASK,
  * START, STOP and counts them in T) and a test streams packets after
  * START with write_all(). The loopback socket plumbing both ends of a
- * tcp:// or tcp-listen:// link need is here too. Include after <cmocka.h>.
+ * tcp:// or tcp-listen:// link need is here too, and the per-case
+ * fixture: the stream S the target sends, the trace's directory, the
+ * tw_sys table record runs with. Include after <cmocka.h>.
  *
  * Header of static inline functions, like helpers.h: each test program is
  * one .c file (tests/CMakeLists.txt), and the target's state T is per
@@ -14,6 +16,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +26,9 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include "host/helpers.h"
 #include "host/record_run.h"
+#include "tracewire/host/sys.h"
 #include "tracewire/cmd.h"
 #include "tracewire/uia.h"
 
@@ -230,6 +235,43 @@ static inline char *slurp(const char *p)
   b[n] = 0;
   fclose(f);
   return b;
+}
+
+/* ---- the fixture of a case ------------------------------------------------ */
+
+static struct tw_sys fault; /* record's system calls, counted or failed by the test */
+static char dir[64], twt[96];
+static struct stream_buf S; /* what the target streams */
+
+/* A fresh stream of npkts packets and a fresh directory (mkdtemp(tmpl))
+ * for each case; record's reads and connects are counted. */
+static inline void fixture_setup(size_t npkts, const char *tmpl)
+{
+  struct tw_synth_cfg cfg = { .names = 1, .pkt_bytes = 300, .drop_every = 40 };
+  synth_stream(&S, npkts, &cfg);
+  snprintf(dir, sizeof dir, "%s", tmpl);
+  assert_non_null(mkdtemp(dir));
+  snprintf(twt, sizeof twt, "%s/out.twt", dir);
+  snprintf(errpath, sizeof errpath, "%s/stderr.txt", dir);
+  fault = tw_sys_default;
+  fault.read = count_read;
+  fault.connect = count_connect;
+  memset(&T, 0, sizeof T);
+  rx_bytes = 0;
+  connect_calls = 0;
+  listen_port = 0;
+  signal(SIGPIPE, SIG_IGN); /* a target gone mid-write must not end the test */
+}
+
+static inline int fixture_teardown(void **state)
+{
+  (void)state;
+  tw_sys_set(NULL);
+  unlink(twt);
+  unlink(errpath);
+  rmdir(dir);
+  free(S.data);
+  return 0;
 }
 
 #endif
