@@ -382,7 +382,7 @@ static void col_value(struct tw_report *r, struct b64 *b, const struct col *c, c
     memcpy(&x, p + c->off, 8);
     y = x - *prev;
     *prev = x;
-    put_varint(b, ((uint64_t)y << 1) ^ (uint64_t)(y >> 63));
+    put_varint(b, ((uint64_t)y << 1) ^ (0u - ((uint64_t)y >> 63))); /* zigzag, no signed shift */
     break;
   case COL_VARINT:
     memcpy(&u, p + c->off, c->width);

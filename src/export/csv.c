@@ -156,7 +156,8 @@ static int csv_event(struct tw_export *x, const struct tw_event *ev)
       fputs(tw_obj_kind_name((enum tw_obj_kind)v), f);
     else if (d->fields[i].type == TW_FT_F32 || tw_field_type_signed(d->fields[i].type)) {
       char t[40];
-      fwrite(t, 1, tw_field_value_text(t, sizeof t, d->fields[i].type, d->fields[i].bits, v), f);
+      size_t n = tw_field_value_text(t, sizeof t, d->fields[i].type, d->fields[i].bits, v);
+      fwrite(t, 1, n, f);
     } else
       fprintf(f, "%u", v);
   }

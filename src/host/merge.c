@@ -163,6 +163,8 @@ static int pop(struct tw_merge *m)
     if (q->n && (!best || before(at(q, 0), at(best, 0))))
       best = q;
   }
+  if (!best) /* nothing held (callers pop only when something is) */
+    return 0;
   struct slot *s = at(best, 0)->slot;
   best->h = (best->h + 1) & (best->cap - 1);
   best->n--;
