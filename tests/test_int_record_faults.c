@@ -32,13 +32,14 @@
 #include <unistd.h>
 #include "cli.h"
 #include "host/helpers.h"
+#include "host/record_run.h"
 #include "tracewire/host/conn_twt.h"
 #include "tracewire/host/sys.h"
 #include "tracewire/host/trace_file.h"
 #include "tracewire/error.h"
 
 static struct tw_sys fault;
-static char dir[64], raw[96], twt[96], errpath[96];
+static char dir[64], raw[96], twt[96];
 static struct stream_buf S;
 static size_t budget;   /* bytes the disk still takes */
 static int twt_fd = -1; /* the trace file's descriptor */
@@ -88,22 +89,6 @@ static ssize_t choppy_read(int fd, void *buf, size_t n)
 static ssize_t small_read(int fd, void *buf, size_t n)
 {
   return read(fd, buf, n < 997 ? n : 997);
-}
-
-static int run_record(int argc, char **argv)
-{
-  /* the command's messages go to a file the test reads */
-  fflush(stderr);
-  int saved = dup(2), fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  assert_true(saved >= 0 && fd >= 0);
-  dup2(fd, 2);
-  close(fd);
-  optind = 1;
-  int rc = tw_cli_record(argc, argv);
-  fflush(stderr);
-  dup2(saved, 2);
-  close(saved);
-  return rc;
 }
 
 static char *slurp(const char *p, size_t *len)
@@ -207,15 +192,7 @@ static void full_disk_ends_recording_with_a_readable_prefix(void **state)
   struct text got, want;
   struct tw_conn *src;
   struct tw_reader *rd;
-  struct tw_decoder *d;
-  memset(&got, 0, sizeof got);
-  assert_int_equal(tw_conn_twt_open(twt, -1, &src, err, sizeof err), 0);
-  assert_int_equal(tw_reader_open(&rd, src, NULL), 0);
-  assert_int_equal(tw_decoder_open(&d, NULL), 0);
-  got.d = d;
-  tw_decoder_on_event(d, text_event, &got);
-  tw_decoder_on_diag(d, text_diag, &got);
-  assert_int_equal(tw_decoder_run(d, rd), 0);
+  struct tw_decoder *d = decode_twt(twt, &got, &src, &rd);
   struct tw_decoder *d2 = decode_mem(S.data, len, &want);
   assert_true(got.events > 0);
   assert_int_equal(got.events, want.events);
@@ -250,7 +227,6 @@ static void choppy_source_reads_change_nothing(void **state)
 
 /* ---- disconnect and reconnect ------------------------------------------ */
 
-static int listen_port;
 static size_t cut_pkt = 80, resume_pkt = 83; /* packets 80..82 never arrive whole */
 
 static int connect_to(int port)
@@ -302,16 +278,6 @@ static void *target(void *arg)
   return NULL;
 }
 
-static int bind_seen_port(int fd, const struct sockaddr *a, socklen_t len)
-{
-  int rc = bind(fd, a, len);
-  struct sockaddr_in got;
-  socklen_t gl = sizeof got;
-  if (rc == 0 && getsockname(fd, (struct sockaddr *)&got, &gl) == 0 && got.sin_family == AF_INET)
-    __atomic_store_n(&listen_port, ntohs(got.sin_port), __ATOMIC_RELEASE);
-  return rc;
-}
-
 static void disconnect_reconnect_loss_reported(void **state)
 {
   (void)state;
@@ -334,17 +300,9 @@ static void disconnect_reconnect_loss_reported(void **state)
   /* the trace: the stream with packets 80..82 missing and half of 80 */
   struct tw_conn *src;
   struct tw_reader *rd;
-  struct tw_decoder *d;
   struct text got;
   char err[256];
-  memset(&got, 0, sizeof got);
-  assert_int_equal(tw_conn_twt_open(twt, -1, &src, err, sizeof err), 0);
-  assert_int_equal(tw_reader_open(&rd, src, NULL), 0);
-  assert_int_equal(tw_decoder_open(&d, NULL), 0);
-  got.d = d;
-  tw_decoder_on_event(d, text_event, &got);
-  tw_decoder_on_diag(d, text_diag, &got);
-  assert_int_equal(tw_decoder_run(d, rd), 0);
+  struct tw_decoder *d = decode_twt(twt, &got, &src, &rd);
   const struct tw_stream_stats *st = tw_decoder_stream(d, 0);
   assert_int_equal(st->pkts_lost, resume_pkt - cut_pkt);
   /* the events those packets carried, from the generator's own count */

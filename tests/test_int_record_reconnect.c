@@ -40,6 +40,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include "cli.h"
+#include "host/fake_target.h"
 #include "host/helpers.h"
 #include "tracewire/cmd.h"
 #include "tracewire/host/conn_twt.h"
@@ -47,185 +48,11 @@
 #include "tracewire/host/trace_file.h"
 #include "tracewire/error.h"
 
-static struct tw_sys fault;
-static char dir[64], twt[96], errpath[96];
-static struct stream_buf S;
 static const size_t cut_pkt = 80, resume_pkt = 83; /* packets 80..82 never arrive whole */
-
-/* ---- what record did, seen through tw_sys ------------------------------- */
-
-static unsigned long long rx_bytes;  /* record's reads from its source (atomic) */
-static unsigned connect_calls;       /* atomic */
-static int listen_port;              /* tcp-listen: the port record bound (atomic) */
-
-static ssize_t count_read(int fd, void *buf, size_t n)
-{
-  ssize_t k = read(fd, buf, n);
-  if (k > 0)
-    __atomic_add_fetch(&rx_bytes, (unsigned long long)k, __ATOMIC_RELEASE);
-  return k;
-}
-
-static int count_connect(int fd, const struct sockaddr *a, socklen_t len)
-{
-  __atomic_add_fetch(&connect_calls, 1, __ATOMIC_RELAXED);
-  return connect(fd, a, len);
-}
-
-static int bind_seen_port(int fd, const struct sockaddr *a, socklen_t len)
-{
-  int rc = bind(fd, a, len);
-  struct sockaddr_in got;
-  socklen_t gl = sizeof got;
-  if (rc == 0 && getsockname(fd, (struct sockaddr *)&got, &gl) == 0 && got.sin_family == AF_INET)
-    __atomic_store_n(&listen_port, ntohs(got.sin_port), __ATOMIC_RELEASE);
-  return rc;
-}
-
-/* ---- the fake target ----------------------------------------------------- */
-
-struct target {
-  unsigned gets, masks, starts, stops; /* commands received, all connections */
-  unsigned long long tx;               /* bytes sent to record, all connections */
-  int failed;                          /* what went wrong, for the main thread */
-  char why[128];
-};
-static struct target T;
-
-static unsigned long long now_ms(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (unsigned long long)ts.tv_sec * 1000u + (unsigned long long)ts.tv_nsec / 1000000u;
-}
-
-static void target_fail(const char *why)
-{
-  if (!T.failed)
-    snprintf(T.why, sizeof T.why, "fake target: %s (errno %d)", why, errno);
-  T.failed = 1;
-}
-
-/* n bytes within deadline; a pty master reads EIO while no slave is open
- * (record re-opening it): wait, like for "nothing yet". */
-static int read_full(int fd, uint8_t *p, size_t n, unsigned long long deadline)
-{
-  while (n) {
-    if (now_ms() >= deadline)
-      return -1;
-    struct pollfd pf = {.fd = fd, .events = POLLIN};
-    if (poll(&pf, 1, 20) <= 0)
-      continue;
-    ssize_t k = read(fd, p, n);
-    if (k == 0)
-      return -1;
-    if (k < 0) {
-      if (errno == EIO || errno == EAGAIN || errno == EINTR) {
-        usleep(10000);
-        continue;
-      }
-      return -1;
-    }
-    p += k;
-    n -= (size_t)k;
-  }
-  return 0;
-}
-
-static int write_all(int fd, const uint8_t *p, size_t n)
-{
-  T.tx += n;
-  while (n) {
-    ssize_t k = write(fd, p, n);
-    if (k < 0 && errno == EINTR)
-      continue;
-    if (k <= 0)
-      return -1;
-    p += k;
-    n -= (size_t)k;
-  }
-  return 0;
-}
-
-static void reply(int fd, const tw_pkt_hdr *cmd, enum tw_msg_type type, const uint32_t *body,
-                  size_t nbody)
-{
-  uint8_t m[256];
-  uint32_t len = TW_MSG_HDR_BYTES + 4 * (uint32_t)nbody + TW_FOOTER_BYTES;
-  tw_pkt_hdr h;
-  tw_pkt_init_msg(&h, TW_ENDIAN_NATIVE, type, len, tw_pkt_get_service_id(cmd), tw_pkt_get_seq(cmd),
-                  tw_pkt_get_cmd_id(cmd), tw_pkt_get_tag(cmd), tw_pkt_get_src(cmd), TW_ADDR_DEFAULT);
-  memcpy(m, &h, sizeof h);
-  for (size_t i = 0; i < nbody; i++)
-    tw_store_be32(m + TW_MSG_HDR_BYTES + 4 * i, body[i]);
-  tw_store_be32(m + len - 4, tw_pkt_footer(len));
-  if (write_all(fd, m, len) < 0)
-    target_fail("reply");
-}
-
-/* Answer commands until `until` (answered) or the deadline: 0 on `until`. */
-static int serve_until(int fd, uint16_t until, int timeout_ms)
-{
-  unsigned long long deadline = now_ms() + (unsigned long long)timeout_ms;
-  for (;;) {
-    uint8_t m[TW_MSG_MAX_BYTES + 1];
-    struct tw_pkt pkt;
-    if (read_full(fd, m, 4, deadline) < 0)
-      return -1;
-    uint32_t len = (tw_load_be32(m) >> 16) & 0x7FFu;
-    if (len < TW_MSG_HDR_BYTES + TW_FOOTER_BYTES || read_full(fd, m + 4, len - 4, deadline) < 0 ||
-        tw_pkt_parse(m, len, 0, &pkt) != (int)len || pkt.hdr_type != TW_PKT_MSG ||
-        tw_pkt_get_msg_type(&pkt.hdr) != TW_MSG_CMD) {
-      target_fail("not a command message");
-      return -1;
-    }
-    uint32_t info[TW_INFO_WORDS] = {0}, mask;
-    switch (tw_pkt_get_cmd_id(&pkt.hdr)) {
-    case TW_LCMD_GET_INFO:
-      T.gets++;
-      info[TW_INFO_ENDPOINT] = TW_ADDR_DEFAULT; /* the synthetic stream's endpoint */
-      info[TW_INFO_TS_FREQ_HZ] = 1000000;       /* and its clock */
-      reply(fd, &pkt.hdr, TW_MSG_RESULT, info, TW_INFO_WORDS);
-      break;
-    case TW_LCMD_SET_MASK:
-      T.masks++;
-      mask = pkt.payload_len >= 4 ? tw_load_be32(pkt.payload) : 0;
-      reply(fd, &pkt.hdr, TW_MSG_RESULT, &mask, 1);
-      break;
-    case TW_LCMD_START:
-      T.starts++;
-      reply(fd, &pkt.hdr, TW_MSG_ACK, NULL, 0);
-      break;
-    case TW_LCMD_STOP:
-      T.stops++;
-      reply(fd, &pkt.hdr, TW_MSG_ACK, NULL, 0);
-      break;
-    default:
-      target_fail("unexpected command");
-      return -1;
-    }
-    if (tw_pkt_get_cmd_id(&pkt.hdr) == until)
-      return 0;
-  }
-}
 
 static int serve_until_start(int fd, int timeout_ms)
 {
   return serve_until(fd, TW_LCMD_START, timeout_ms);
-}
-
-/* Until record has read all T.tx bytes: then cutting the link loses
- * exactly what the test did not send. */
-static void wait_received(void)
-{
-  unsigned long long deadline = now_ms() + 10000;
-  while (__atomic_load_n(&rx_bytes, __ATOMIC_ACQUIRE) < T.tx)
-    if (now_ms() > deadline) {
-      target_fail("record did not read what was sent");
-      return;
-    } else {
-      usleep(2000);
-    }
 }
 
 static void reset_close(int fd)
@@ -247,76 +74,7 @@ static int send_part2(int fd)
   return write_all(fd, S.data + S.off[resume_pkt], S.len - S.off[resume_pkt]);
 }
 
-static int listen_on(int port)
-{
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
-  struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  if (bind(fd, (struct sockaddr *)&a, sizeof a) != 0 || listen(fd, 4) != 0) {
-    close(fd);
-    return -1;
-  }
-  return fd;
-}
-
-static int port_of(int fd)
-{
-  struct sockaddr_in a;
-  socklen_t len = sizeof a;
-  getsockname(fd, (struct sockaddr *)&a, &len);
-  return ntohs(a.sin_port);
-}
-
-static int accept_within(int lfd, int timeout_ms)
-{
-  struct pollfd pf = {.fd = lfd, .events = POLLIN};
-  if (poll(&pf, 1, timeout_ms) != 1)
-    return -1;
-  return accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-}
-
-static int connect_to(int port)
-{
-  struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  for (int i = 0; i < 300; i++) {
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (connect(fd, (struct sockaddr *)&a, sizeof a) == 0)
-      return fd;
-    close(fd);
-    usleep(10000);
-  }
-  return -1;
-}
-
-/* ---- record, run in-process ---------------------------------------------- */
-
-static int run_record(int argc, char **argv)
-{
-  fflush(stderr);
-  int saved = dup(2), fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  assert_true(saved >= 0 && fd >= 0);
-  dup2(fd, 2);
-  close(fd);
-  optind = 1;
-  int rc = tw_cli_record(argc, argv);
-  fflush(stderr);
-  dup2(saved, 2);
-  close(saved);
-  return rc;
-}
-
-static char *slurp(const char *p)
-{
-  FILE *f = fopen(p, "rb");
-  assert_non_null(f);
-  char *b = calloc(1, 1 << 20);
-  size_t n = fread(b, 1, (1 << 20) - 1, f);
-  b[n] = 0;
-  fclose(f);
-  return b;
-}
+/* ---- what record said and wrote ------------------------------------------ */
 
 struct chunks {
   unsigned notes_down, notes_up, infos, ends;
@@ -347,17 +105,8 @@ static void decode_trace(struct tw_stream_stats *out, unsigned long long *skippe
 {
   struct tw_conn *src;
   struct tw_reader *rd;
-  struct tw_decoder *d;
   struct text got;
-  char err[256];
-  memset(&got, 0, sizeof got);
-  assert_int_equal(tw_conn_twt_open(twt, -1, &src, err, sizeof err), 0);
-  assert_int_equal(tw_reader_open(&rd, src, NULL), 0);
-  assert_int_equal(tw_decoder_open(&d, NULL), 0);
-  got.d = d;
-  tw_decoder_on_event(d, text_event, &got);
-  tw_decoder_on_diag(d, text_diag, &got);
-  assert_int_equal(tw_decoder_run(d, rd), 0);
+  struct tw_decoder *d = decode_twt(twt, &got, &src, &rd);
   assert_true(tw_decoder_nstreams(d) >= 1);
   *out = *tw_decoder_stream(d, 0);
   *skipped = tw_reader_stats(rd)->skipped;
@@ -389,40 +138,10 @@ static void assert_loss_exact(void)
   assert_true(events > 0);
 }
 
-static void assert_target_ok(void)
-{
-  if (T.failed)
-    fail_msg("%s", T.why);
-}
-
 static int setup(void **state)
 {
   (void)state;
-  struct tw_synth_cfg cfg = { .names = 1, .pkt_bytes = 300, .drop_every = 40 };
-  synth_stream(&S, 200, &cfg);
-  snprintf(dir, sizeof dir, "/tmp/tw_reconn_XXXXXX");
-  assert_non_null(mkdtemp(dir));
-  snprintf(twt, sizeof twt, "%s/out.twt", dir);
-  snprintf(errpath, sizeof errpath, "%s/stderr.txt", dir);
-  fault = tw_sys_default;
-  fault.read = count_read;
-  fault.connect = count_connect;
-  memset(&T, 0, sizeof T);
-  rx_bytes = 0;
-  connect_calls = 0;
-  listen_port = 0;
-  signal(SIGPIPE, SIG_IGN);
-  return 0;
-}
-
-static int teardown(void **state)
-{
-  (void)state;
-  tw_sys_set(NULL);
-  unlink(twt);
-  unlink(errpath);
-  rmdir(dir);
-  free(S.data);
+  fixture_setup(200, "/tmp/tw_reconn_XXXXXX");
   return 0;
 }
 
@@ -804,11 +523,11 @@ static void tcp_target_never_back_duration_ends(void **state)
 int main(void)
 {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test_setup_teardown(tcp_target_reset_refused_back, setup, teardown),
-    cmocka_unit_test_setup_teardown(tcp_listen_target_reconnects_gets_start, setup, teardown),
-    cmocka_unit_test_setup_teardown(silent_target_said_once_recorded, setup, teardown),
-    cmocka_unit_test_setup_teardown(serial_device_gone_reopened, setup, teardown),
-    cmocka_unit_test_setup_teardown(tcp_target_never_back_duration_ends, setup, teardown),
+    cmocka_unit_test_setup_teardown(tcp_target_reset_refused_back, setup, fixture_teardown),
+    cmocka_unit_test_setup_teardown(tcp_listen_target_reconnects_gets_start, setup, fixture_teardown),
+    cmocka_unit_test_setup_teardown(silent_target_said_once_recorded, setup, fixture_teardown),
+    cmocka_unit_test_setup_teardown(serial_device_gone_reopened, setup, fixture_teardown),
+    cmocka_unit_test_setup_teardown(tcp_target_never_back_duration_ends, setup, fixture_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

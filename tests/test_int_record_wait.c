@@ -32,171 +32,13 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include "cli.h"
+#include "host/fake_target.h"
 #include "host/helpers.h"
 #include "tracewire/cmd.h"
 #include "tracewire/host/conn_twt.h"
 #include "tracewire/host/sys.h"
 #include "tracewire/host/trace_file.h"
 #include "tracewire/error.h"
-
-static struct tw_sys fault;
-static char dir[64], twt[96], errpath[96];
-static struct stream_buf S;
-
-static unsigned long long rx_bytes; /* record's reads from its source (atomic) */
-static unsigned connect_calls;      /* atomic */
-
-static ssize_t count_read(int fd, void *buf, size_t n)
-{
-  ssize_t k = read(fd, buf, n);
-  if (k > 0)
-    __atomic_add_fetch(&rx_bytes, (unsigned long long)k, __ATOMIC_RELEASE);
-  return k;
-}
-
-static int count_connect(int fd, const struct sockaddr *a, socklen_t len)
-{
-  __atomic_add_fetch(&connect_calls, 1, __ATOMIC_RELAXED);
-  return connect(fd, a, len);
-}
-
-static unsigned long long now_ms(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (unsigned long long)ts.tv_sec * 1000u + (unsigned long long)ts.tv_nsec / 1000000u;
-}
-
-/* ---- the fake target ----------------------------------------------------- */
-
-struct target {
-  unsigned gets, masks, starts, stops;
-  unsigned long long tx;
-  int failed;
-  char why[128];
-};
-static struct target T;
-
-static void target_fail(const char *why)
-{
-  if (!T.failed)
-    snprintf(T.why, sizeof T.why, "fake target: %s (errno %d)", why, errno);
-  T.failed = 1;
-}
-
-/* n bytes within deadline; a pty master reads EIO while no slave is open */
-static int read_full(int fd, uint8_t *p, size_t n, unsigned long long deadline)
-{
-  while (n) {
-    if (now_ms() >= deadline)
-      return -1;
-    struct pollfd pf = {.fd = fd, .events = POLLIN};
-    if (poll(&pf, 1, 20) <= 0)
-      continue;
-    ssize_t k = read(fd, p, n);
-    if (k == 0)
-      return -1;
-    if (k < 0) {
-      if (errno == EIO || errno == EAGAIN || errno == EINTR) {
-        usleep(10000);
-        continue;
-      }
-      return -1;
-    }
-    p += k;
-    n -= (size_t)k;
-  }
-  return 0;
-}
-
-static int write_all(int fd, const uint8_t *p, size_t n)
-{
-  T.tx += n;
-  while (n) {
-    ssize_t k = write(fd, p, n);
-    if (k < 0 && errno == EINTR)
-      continue;
-    if (k <= 0)
-      return -1;
-    p += k;
-    n -= (size_t)k;
-  }
-  return 0;
-}
-
-static void reply(int fd, const tw_pkt_hdr *cmd, enum tw_msg_type type, const uint32_t *body,
-                  size_t nbody)
-{
-  uint8_t m[256];
-  uint32_t len = TW_MSG_HDR_BYTES + 4 * (uint32_t)nbody + TW_FOOTER_BYTES;
-  tw_pkt_hdr h;
-  tw_pkt_init_msg(&h, TW_ENDIAN_NATIVE, type, len, tw_pkt_get_service_id(cmd), tw_pkt_get_seq(cmd),
-                  tw_pkt_get_cmd_id(cmd), tw_pkt_get_tag(cmd), tw_pkt_get_src(cmd), TW_ADDR_DEFAULT);
-  memcpy(m, &h, sizeof h);
-  for (size_t i = 0; i < nbody; i++)
-    tw_store_be32(m + TW_MSG_HDR_BYTES + 4 * i, body[i]);
-  tw_store_be32(m + len - 4, tw_pkt_footer(len));
-  if (write_all(fd, m, len) < 0)
-    target_fail("reply");
-}
-
-/* Answer commands until `until` was answered (0) or the deadline (-1). */
-static int serve_until(int fd, uint16_t until, int timeout_ms)
-{
-  unsigned long long deadline = now_ms() + (unsigned long long)timeout_ms;
-  for (;;) {
-    uint8_t m[TW_MSG_MAX_BYTES + 1];
-    struct tw_pkt pkt;
-    if (read_full(fd, m, 4, deadline) < 0)
-      return -1;
-    uint32_t len = (tw_load_be32(m) >> 16) & 0x7FFu;
-    if (len < TW_MSG_HDR_BYTES + TW_FOOTER_BYTES || read_full(fd, m + 4, len - 4, deadline) < 0 ||
-        tw_pkt_parse(m, len, 0, &pkt) != (int)len || pkt.hdr_type != TW_PKT_MSG ||
-        tw_pkt_get_msg_type(&pkt.hdr) != TW_MSG_CMD) {
-      target_fail("not a command message");
-      return -1;
-    }
-    uint32_t info[TW_INFO_WORDS] = {0}, mask;
-    switch (tw_pkt_get_cmd_id(&pkt.hdr)) {
-    case TW_LCMD_GET_INFO:
-      T.gets++;
-      info[TW_INFO_ENDPOINT] = TW_ADDR_DEFAULT;
-      info[TW_INFO_TS_FREQ_HZ] = 1000000;
-      reply(fd, &pkt.hdr, TW_MSG_RESULT, info, TW_INFO_WORDS);
-      break;
-    case TW_LCMD_SET_MASK:
-      T.masks++;
-      mask = pkt.payload_len >= 4 ? tw_load_be32(pkt.payload) : 0;
-      reply(fd, &pkt.hdr, TW_MSG_RESULT, &mask, 1);
-      break;
-    case TW_LCMD_START:
-      T.starts++;
-      reply(fd, &pkt.hdr, TW_MSG_ACK, NULL, 0);
-      break;
-    case TW_LCMD_STOP:
-      T.stops++;
-      reply(fd, &pkt.hdr, TW_MSG_ACK, NULL, 0);
-      break;
-    default:
-      target_fail("unexpected command");
-      return -1;
-    }
-    if (tw_pkt_get_cmd_id(&pkt.hdr) == until)
-      return 0;
-  }
-}
-
-static void wait_received(void)
-{
-  unsigned long long deadline = now_ms() + 10000;
-  while (__atomic_load_n(&rx_bytes, __ATOMIC_ACQUIRE) < T.tx)
-    if (now_ms() > deadline) {
-      target_fail("record did not read what was sent");
-      return;
-    } else {
-      usleep(2000);
-    }
-}
 
 /* One session of a board that just booted: START, the whole stream, STOP
  * (record sends it at --idle: the target is connected and answered). */
@@ -211,58 +53,17 @@ static void serve_session(int fd)
     target_fail("no STOP at the end");
 }
 
-static int listen_on(int port)
-{
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
-  struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  if (bind(fd, (struct sockaddr *)&a, sizeof a) != 0 || listen(fd, 4) != 0) {
-    close(fd);
-    return -1;
-  }
-  return fd;
-}
-
 /* A loopback port nobody listens on (bound a moment ago, then released). */
 static int free_port(void)
 {
   int fd = listen_on(0);
-  struct sockaddr_in a;
-  socklen_t len = sizeof a;
   assert_true(fd >= 0);
-  getsockname(fd, (struct sockaddr *)&a, &len);
+  int port = port_of(fd);
   close(fd);
-  return ntohs(a.sin_port);
+  return port;
 }
 
-/* ---- record, run in-process ---------------------------------------------- */
-
-static int run_record(int argc, char **argv)
-{
-  fflush(stderr);
-  int saved = dup(2), fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  assert_true(saved >= 0 && fd >= 0);
-  dup2(fd, 2);
-  close(fd);
-  optind = 1;
-  int rc = tw_cli_record(argc, argv);
-  fflush(stderr);
-  dup2(saved, 2);
-  close(saved);
-  return rc;
-}
-
-static char *slurp(const char *p)
-{
-  FILE *f = fopen(p, "rb");
-  assert_non_null(f);
-  char *b = calloc(1, 1 << 20);
-  size_t n = fread(b, 1, (1 << 20) - 1, f);
-  b[n] = 0;
-  fclose(f);
-  return b;
-}
+/* ---- what record said and wrote ------------------------------------------ */
 
 static size_t count_str(const char *hay, const char *needle)
 {
@@ -303,17 +104,8 @@ static void assert_trace_whole(void)
 {
   struct tw_conn *src;
   struct tw_reader *rd;
-  struct tw_decoder *d;
   struct text got, want;
-  char err[256];
-  memset(&got, 0, sizeof got);
-  assert_int_equal(tw_conn_twt_open(twt, -1, &src, err, sizeof err), 0);
-  assert_int_equal(tw_reader_open(&rd, src, NULL), 0);
-  assert_int_equal(tw_decoder_open(&d, NULL), 0);
-  got.d = d;
-  tw_decoder_on_event(d, text_event, &got);
-  tw_decoder_on_diag(d, text_diag, &got);
-  assert_int_equal(tw_decoder_run(d, rd), 0);
+  struct tw_decoder *d = decode_twt(twt, &got, &src, &rd);
   assert_int_equal(tw_reader_stats(rd)->skipped, 0);
   assert_int_equal(tw_decoder_nstreams(d), 1);
   const struct tw_stream_stats *st = tw_decoder_stream(d, 0);
@@ -331,39 +123,10 @@ static void assert_trace_whole(void)
   free(got.buf);
 }
 
-static void assert_target_ok(void)
-{
-  if (T.failed)
-    fail_msg("%s", T.why);
-}
-
 static int setup(void **state)
 {
   (void)state;
-  struct tw_synth_cfg cfg = { .names = 1, .pkt_bytes = 300, .drop_every = 40 };
-  synth_stream(&S, 60, &cfg);
-  snprintf(dir, sizeof dir, "/tmp/tw_wait_XXXXXX");
-  assert_non_null(mkdtemp(dir));
-  snprintf(twt, sizeof twt, "%s/out.twt", dir);
-  snprintf(errpath, sizeof errpath, "%s/stderr.txt", dir);
-  fault = tw_sys_default;
-  fault.read = count_read;
-  fault.connect = count_connect;
-  memset(&T, 0, sizeof T);
-  rx_bytes = 0;
-  connect_calls = 0;
-  signal(SIGPIPE, SIG_IGN);
-  return 0;
-}
-
-static int teardown(void **state)
-{
-  (void)state;
-  tw_sys_set(NULL);
-  unlink(twt);
-  unlink(errpath);
-  rmdir(dir);
-  free(S.data);
+  fixture_setup(60, "/tmp/tw_wait_XXXXXX");
   return 0;
 }
 
@@ -378,8 +141,7 @@ static void *late_tcp_target(void *arg)
   int lfd = listen_on(late_port);
   if (lfd < 0)
     return target_fail("listen"), NULL;
-  struct pollfd pf = {.fd = lfd, .events = POLLIN};
-  int fd = poll(&pf, 1, 5000) == 1 ? accept4(lfd, NULL, NULL, SOCK_CLOEXEC) : -1;
+  int fd = accept_within(lfd, 5000);
   close(lfd);
   if (fd < 0)
     return target_fail("no connection from record"), NULL;
@@ -642,13 +404,14 @@ static void serial_unhealable_with_reconnect_is_an_error(void **state)
 int main(void)
 {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test_setup_teardown(tcp_target_appears_later, setup, teardown),
-    cmocka_unit_test_setup_teardown(serial_device_appears_later, setup, teardown),
-    cmocka_unit_test_setup_teardown(tcp_never_appears_duration_ends, setup, teardown),
-    cmocka_unit_test_setup_teardown(serial_never_appears_ctrl_c_ends, setup, teardown),
-    cmocka_unit_test_setup_teardown(refused_without_reconnect_is_an_error, setup, teardown),
-    cmocka_unit_test_setup_teardown(unknown_host_with_reconnect_is_an_error, setup, teardown),
-    cmocka_unit_test_setup_teardown(serial_unhealable_with_reconnect_is_an_error, setup, teardown),
+    cmocka_unit_test_setup_teardown(tcp_target_appears_later, setup, fixture_teardown),
+    cmocka_unit_test_setup_teardown(serial_device_appears_later, setup, fixture_teardown),
+    cmocka_unit_test_setup_teardown(tcp_never_appears_duration_ends, setup, fixture_teardown),
+    cmocka_unit_test_setup_teardown(serial_never_appears_ctrl_c_ends, setup, fixture_teardown),
+    cmocka_unit_test_setup_teardown(refused_without_reconnect_is_an_error, setup, fixture_teardown),
+    cmocka_unit_test_setup_teardown(unknown_host_with_reconnect_is_an_error, setup, fixture_teardown),
+    cmocka_unit_test_setup_teardown(serial_unhealable_with_reconnect_is_an_error, setup,
+                                    fixture_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
