@@ -1,4 +1,5 @@
 /* Helpers shared by the subcommands (see cli.h). */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,25 @@ long long cli_parse_seconds(const char *s)
   if (end == s || *end || v < 0 || v > 1.8e10)
     return -1;
   return (long long)(v * 1e9 + 0.5);
+}
+
+unsigned long long cli_parse_size(const char *s)
+{
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 10);
+  unsigned shift = 0;
+  switch (*end) {
+  case 'K': case 'k': shift = 10; break;
+  case 'M': case 'm': shift = 20; break;
+  case 'G': case 'g': shift = 30; break;
+  default: break;
+  }
+  if (shift)
+    end++;
+  if (end == s || *end || *s == '-' || errno == ERANGE || v > (~0ull >> shift))
+    return 0;
+  return v << shift;
 }
 
 void cli_diag(void *ctx, const struct tw_diag *g)

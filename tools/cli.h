@@ -88,5 +88,8 @@ int cli_trace_status(const struct cli_trace *t);
 void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "1.5" -> ns; -1 on a bad number. */
 long long cli_parse_seconds(const char *s);
+/* "N", "NK", "NM", "NG" (decimal, powers of 1024) -> bytes; 0 for anything
+ * else, including 0 itself and values that overflow. */
+unsigned long long cli_parse_size(const char *s);
 
 #endif

@@ -34,17 +34,6 @@ void tw_cli_index_help(FILE *f)
         "exit status: 0 ok, 1 error, 2 usage, 3 input damaged (the readable part was kept)\n", f);
 }
 
-static unsigned long long parse_size(const char *s)
-{
-  char *end;
-  unsigned long long v = strtoull(s, &end, 10);
-  if (*end == 'K' || *end == 'k')
-    v <<= 10, end++;
-  else if (*end == 'M' || *end == 'm')
-    v <<= 20, end++;
-  return *end || end == s ? 0 : v;
-}
-
 /* Copy every chunk but an old index and END; 0, or 1 for a damaged tail. */
 static int copy_chunks(struct tw_twt_reader *r, struct tw_twt_writer *w, int *clean, uint64_t *end_ns)
 {
@@ -81,7 +70,7 @@ int tw_cli_index(int argc, char **argv)
     switch (c) {
     case 'o': out = optarg; break;
     case 'e':
-      if (!(every = parse_size(optarg))) {
+      if (!(every = cli_parse_size(optarg))) {
         cli_err("index: bad --every '%s' (bytes, K or M)", optarg);
         return TW_EXIT_USAGE;
       }

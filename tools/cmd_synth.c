@@ -30,19 +30,6 @@ void tw_cli_synth_help(FILE *f)
         "  --gap-us N            pause between packets (microseconds)\n", f);
 }
 
-static unsigned long long parse_size(const char *s)
-{
-  char *end;
-  unsigned long long v = strtoull(s, &end, 0);
-  switch (*end) {
-  case 'K': case 'k': v <<= 10; break;
-  case 'M': case 'm': v <<= 20; break;
-  case 'G': case 'g': v <<= 30; break;
-  default: break;
-  }
-  return v;
-}
-
 /* UDP sends datagrams: one packet each. */
 static int send_udp(const char *uri, struct tw_conn **out, char *err, size_t errcap)
 {
@@ -79,7 +66,12 @@ int tw_cli_synth(int argc, char **argv)
     case 'o': out = optarg; break;
     case 't': to = optarg; break;
     case 'n': packets = strtoull(optarg, NULL, 0); break;
-    case 'b': bytes = parse_size(optarg); break;
+    case 'b':
+      if (!(bytes = cli_parse_size(optarg))) {
+        cli_err("synth: bad size '%s' (N, NK, NM or NG bytes)", optarg);
+        return TW_EXIT_USAGE;
+      }
+      break;
     case 'p': cfg.pkt_bytes = strtoul(optarg, NULL, 0); break;
     case 'i': cfg.instances = (uint16_t)strtoul(optarg, NULL, 0); break;
     case 'd': cfg.drop_every = (uint32_t)strtoul(optarg, NULL, 0); break;
