@@ -76,28 +76,9 @@ static int send_part2(int fd)
 
 /* ---- what record said and wrote ------------------------------------------ */
 
-struct chunks {
-  unsigned notes_down, notes_up, infos, ends;
-};
-
-static struct chunks count_chunks(void)
-{
-  struct chunks k = {0};
-  struct tw_twt_reader *r;
-  struct tw_twt_chunk c;
-  char err[256];
-  assert_int_equal(tw_twt_open(twt, &r, err, sizeof err), 0);
-  while (tw_twt_next(r, &c) == 1) {
-    k.infos += c.type == TW_TWT_INFO;
-    k.ends += c.type == TW_TWT_END;
-    if (c.type == TW_TWT_NOTE) {
-      k.notes_down += memmem(c.data, c.len, "target disconnected at stream byte", 34) != NULL;
-      k.notes_up += memmem(c.data, c.len, "target connected again", 22) != NULL;
-    }
-  }
-  tw_twt_close_reader(r);
-  return k;
-}
+static const char *const NOTES[] = {"target disconnected at stream byte",
+                                     "target connected again"};
+enum { NOTE_DOWN, NOTE_UP };
 
 /* Decode the trace; *out gets the stats of stream 0, *skipped the reader's. */
 static void decode_trace(struct tw_stream_stats *out, unsigned long long *skipped,
@@ -214,11 +195,11 @@ static void tcp_target_reset_refused_back(void **state)
   assert_non_null(strstr(e, "target disconnected at stream byte"));
   assert_non_null(strstr(e, "target connected again"));
   free(e);
-  struct chunks k = count_chunks();
-  assert_int_equal(k.notes_up, 1);
-  assert_int_equal(k.notes_down, 2); /* the reset and the final close */
-  assert_int_equal(k.infos, 2);
-  assert_int_equal(k.ends, 1);
+  struct twt_census k = twt_census(twt, NOTES, 2);
+  assert_int_equal(k.note[NOTE_UP], 1);
+  assert_int_equal(k.note[NOTE_DOWN], 2); /* the reset and the final close */
+  assert_int_equal(k.type[TW_TWT_INFO], 2);
+  assert_int_equal(k.type[TW_TWT_END], 1);
   assert_loss_exact();
 }
 
@@ -266,10 +247,10 @@ static void tcp_listen_target_reconnects_gets_start(void **state)
   assert_int_equal(T.gets, 2);
   assert_int_equal(T.masks, 0); /* no --mask */
   assert_int_equal(T.starts, 2);
-  struct chunks k = count_chunks();
-  assert_int_equal(k.notes_up, 1);
-  assert_int_equal(k.notes_down, 2);
-  assert_int_equal(k.infos, 2);
+  struct twt_census k = twt_census(twt, NOTES, 2);
+  assert_int_equal(k.note[NOTE_UP], 1);
+  assert_int_equal(k.note[NOTE_DOWN], 2);
+  assert_int_equal(k.type[TW_TWT_INFO], 2);
   assert_loss_exact();
 }
 
@@ -327,9 +308,9 @@ static void silent_target_said_once_recorded(void **state)
   assert_null(strstr(first + 1, "no reply to GET_INFO")); /* said once */
   assert_non_null(strstr(e, "recording what the target sends"));
   free(e);
-  struct chunks k = count_chunks();
-  assert_int_equal(k.notes_up, 2);
-  assert_int_equal(k.infos, 1);
+  struct twt_census k = twt_census(twt, NOTES, 2);
+  assert_int_equal(k.note[NOTE_UP], 2);
+  assert_int_equal(k.type[TW_TWT_INFO], 1);
   /* and what the silent sessions sent is all there */
   struct tw_stream_stats st;
   unsigned long long skipped, events;
@@ -455,10 +436,10 @@ static void serial_device_gone_reopened(void **state)
   assert_non_null(strstr(e, "target disconnected at stream byte"));
   assert_non_null(strstr(e, "re-opening the device"));
   free(e);
-  struct chunks k = count_chunks();
-  assert_int_equal(k.notes_up, 1);
-  assert_int_equal(k.notes_down, 1);
-  assert_int_equal(k.infos, 2);
+  struct twt_census k = twt_census(twt, NOTES, 2);
+  assert_int_equal(k.note[NOTE_UP], 1);
+  assert_int_equal(k.note[NOTE_DOWN], 1);
+  assert_int_equal(k.type[TW_TWT_INFO], 2);
   assert_loss_exact();
 }
 
@@ -507,10 +488,10 @@ static void tcp_target_never_back_duration_ends(void **state)
   assert_non_null(strstr(e, "target disconnected at stream byte"));
   assert_null(strstr(e, "error"));
   free(e);
-  struct chunks k = count_chunks();
-  assert_int_equal(k.notes_down, 1);
-  assert_int_equal(k.notes_up, 0);
-  assert_int_equal(k.ends, 1); /* closed cleanly */
+  struct twt_census k = twt_census(twt, NOTES, 2);
+  assert_int_equal(k.note[NOTE_DOWN], 1);
+  assert_int_equal(k.note[NOTE_UP], 0);
+  assert_int_equal(k.type[TW_TWT_END], 1); /* closed cleanly */
   struct tw_stream_stats st;
   unsigned long long skipped, events;
   size_t loss_diags;

@@ -73,30 +73,8 @@ static size_t count_str(const char *hay, const char *needle)
   return n;
 }
 
-struct chunks {
-  unsigned sources, data, infos, notes_waiting, notes_appeared, ends;
-};
-
-static struct chunks count_chunks(void)
-{
-  struct chunks k = {0};
-  struct tw_twt_reader *r;
-  struct tw_twt_chunk c;
-  char err[256];
-  assert_int_equal(tw_twt_open(twt, &r, err, sizeof err), 0);
-  while (tw_twt_next(r, &c) == 1) {
-    k.sources += c.type == TW_TWT_SOURCE;
-    k.data += c.type == TW_TWT_DATA;
-    k.infos += c.type == TW_TWT_INFO;
-    k.ends += c.type == TW_TWT_END;
-    if (c.type == TW_TWT_NOTE) {
-      k.notes_waiting += memmem(c.data, c.len, "to appear (", 11) != NULL;
-      k.notes_appeared += memmem(c.data, c.len, "target appeared", 15) != NULL;
-    }
-  }
-  tw_twt_close_reader(r);
-  return k;
-}
+static const char *const NOTES[] = {"to appear (", "target appeared"};
+enum { NOTE_WAITING, NOTE_APPEARED };
 
 /* The recorded trace decodes to exactly the events of the stream sent:
  * nothing skipped, lost or unexplained. */
@@ -182,12 +160,12 @@ static void tcp_target_appears_later(void **state)
   assert_int_equal(count_str(e, "target appeared"), 1);
   assert_null(strstr(e, "never appeared"));
   free(e);
-  struct chunks k = count_chunks();
-  assert_int_equal(k.sources, 1);
-  assert_int_equal(k.notes_waiting, 1);
-  assert_int_equal(k.notes_appeared, 1);
-  assert_int_equal(k.infos, 1);
-  assert_int_equal(k.ends, 1);
+  struct twt_census k = twt_census(twt, NOTES, 2);
+  assert_int_equal(k.type[TW_TWT_SOURCE], 1);
+  assert_int_equal(k.note[NOTE_WAITING], 1);
+  assert_int_equal(k.note[NOTE_APPEARED], 1);
+  assert_int_equal(k.type[TW_TWT_INFO], 1);
+  assert_int_equal(k.type[TW_TWT_END], 1);
   assert_trace_whole();
 }
 
@@ -263,10 +241,10 @@ static void serial_device_appears_later(void **state)
   assert_int_equal(count_str(e, want), 1);
   assert_int_equal(count_str(e, "target appeared"), 1);
   free(e);
-  struct chunks k = count_chunks();
-  assert_int_equal(k.notes_waiting, 1);
-  assert_int_equal(k.infos, 1);
-  assert_int_equal(k.ends, 1);
+  struct twt_census k = twt_census(twt, NOTES, 2);
+  assert_int_equal(k.note[NOTE_WAITING], 1);
+  assert_int_equal(k.type[TW_TWT_INFO], 1);
+  assert_int_equal(k.type[TW_TWT_END], 1);
   assert_trace_whole();
 }
 
@@ -274,13 +252,13 @@ static void serial_device_appears_later(void **state)
 
 static void assert_empty_trace_closed(void)
 {
-  struct chunks k = count_chunks();
-  assert_int_equal(k.sources, 1);
-  assert_int_equal(k.notes_waiting, 1);
-  assert_int_equal(k.notes_appeared, 0);
-  assert_int_equal(k.data, 0);
-  assert_int_equal(k.infos, 0);
-  assert_int_equal(k.ends, 1); /* closed cleanly */
+  struct twt_census k = twt_census(twt, NOTES, 2);
+  assert_int_equal(k.type[TW_TWT_SOURCE], 1);
+  assert_int_equal(k.note[NOTE_WAITING], 1);
+  assert_int_equal(k.note[NOTE_APPEARED], 0);
+  assert_int_equal(k.type[TW_TWT_DATA], 0);
+  assert_int_equal(k.type[TW_TWT_INFO], 0);
+  assert_int_equal(k.type[TW_TWT_END], 1); /* closed cleanly */
   char *e = slurp(errpath);
   assert_int_equal(count_str(e, "to appear ("), 1);
   assert_int_equal(count_str(e, "the target never appeared; nothing was recorded from it"), 1);

@@ -9,6 +9,7 @@
 
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -16,6 +17,7 @@
 #include "cli.h"
 #include "host/helpers.h"
 #include "tracewire/host/conn_twt.h"
+#include "tracewire/host/trace_file.h"
 
 static char errpath[96];            /* record's stderr goes here */
 static unsigned long long rx_bytes; /* record's reads from its source (atomic) */
@@ -80,6 +82,35 @@ static inline struct tw_decoder *decode_twt(const char *path, struct text *got,
   tw_decoder_on_diag(d, text_diag, got);
   assert_int_equal(tw_decoder_run(d, *rd), 0);
   return d;
+}
+
+/* What the trace at path holds: its chunks by type, and how many NOTE
+ * chunks contain each of the given phrases. */
+#define TWT_CENSUS_TYPES 16
+#define TWT_CENSUS_PHRASES 4
+struct twt_census {
+  unsigned type[TWT_CENSUS_TYPES];
+  unsigned note[TWT_CENSUS_PHRASES];
+};
+
+static inline struct twt_census twt_census(const char *path, const char *const *phrases,
+                                           size_t nphrases)
+{
+  struct twt_census k;
+  struct tw_twt_reader *r;
+  struct tw_twt_chunk c;
+  char err[256];
+  memset(&k, 0, sizeof k);
+  assert_true(nphrases <= TWT_CENSUS_PHRASES);
+  assert_int_equal(tw_twt_open(path, &r, err, sizeof err), 0);
+  while (tw_twt_next(r, &c) == 1) {
+    if (c.type < TWT_CENSUS_TYPES)
+      k.type[c.type]++;
+    for (size_t i = 0; c.type == TW_TWT_NOTE && i < nphrases; i++)
+      k.note[i] += memmem(c.data, c.len, phrases[i], strlen(phrases[i])) != NULL;
+  }
+  tw_twt_close_reader(r);
+  return k;
 }
 
 #endif
