@@ -5,9 +5,11 @@
 #include <string.h>
 #include "cli.h"
 #include "tracewire/host/conn_twt.h"
+#include "tracewire/host/merge.h"
 #include "tracewire/host/trace_file.h"
 #include "tracewire/host/twt_index.h"
 #include "tracewire/error.h"
+#include "tracewire/mti_host.h"
 
 void cli_err(const char *fmt, ...)
 {
@@ -337,4 +339,21 @@ void cli_trace_close(struct cli_trace *t)
     tw_reader_close(t->src[i].r);
     tw_conn_close(t->src[i].conn);
   }
+}
+
+int cli_trace_feed(struct cli_trace *t, struct tw_mti_system *sys, size_t window, int merged,
+                   tw_event_fn feed, void *ctx)
+{
+  struct tw_merge *m;
+  if (tw_merge_open(&m, window, feed, ctx) < 0)
+    return TW_ENOMEM;
+  t->on_event = merged ? tw_merge_push : feed;
+  t->ev_ctx = merged ? (void *)m : ctx;
+  tw_mti_system_start(sys);
+  int rc = cli_trace_run(t);
+  if (rc == 0)
+    rc = tw_merge_flush(m);
+  tw_mti_system_stop(sys);
+  tw_merge_close(m);
+  return rc;
 }

@@ -66,6 +66,13 @@ int cli_trace_open(struct cli_trace *t, const char *path);
  * behind in time goes next). Returns 0, the consumer's value, or an
  * error already printed. */
 int cli_trace_run(struct cli_trace *t);
+struct tw_mti_system;
+/* Run the trace into a trace model: start sys, decode everything, events
+ * to feed(ctx, ev) in time order through a merge of `window` events (or
+ * straight, each stream in its own order, when merged is 0), flush, stop.
+ * Returns 0, feed's value, or a negative TW_E* (TW_ENOMEM: no merge). */
+int cli_trace_feed(struct cli_trace *t, struct tw_mti_system *sys, size_t window, int merged,
+                   tw_event_fn feed, void *ctx);
 /* Only events in [from, to] ns are wanted (-1: open end), so a .twt with
  * a time index (docs/trace-file.md) may be read from a point before from
  * up to a point after to instead of whole: the events in the window come

@@ -81,7 +81,6 @@ static int prescan(struct an_pass *p, const char *path, uint64_t *t0, uint64_t *
 
 static int replay(struct an_pass *p, const struct cli_an *o)
 {
-  struct tw_merge *m;
   int rc = cli_trace_open(&p->t, o->path);
   if (rc)
     return rc;
@@ -96,19 +95,7 @@ static int replay(struct an_pass *p, const struct cli_an *o)
       tw_decoder_set_freq(s->d, (uint16_t)p->pre.src[k].info[TW_INFO_ENDPOINT],
                           p->pre.src[k].info[TW_INFO_TS_FREQ_HZ]);
   }
-  if (tw_merge_open(&m, o->window ? o->window : 4096, feed, p) < 0) {
-    cli_trace_close(&p->t);
-    cli_err("out of memory");
-    return TW_EXIT_ERROR;
-  }
-  p->t.on_event = tw_merge_push; /* every source's events (cli.h) */
-  p->t.ev_ctx = m;
-  tw_mti_system_start(p->sys);
-  rc = cli_trace_run(&p->t);
-  if (rc == 0)
-    rc = tw_merge_flush(m);
-  tw_mti_system_stop(p->sys);
-  tw_merge_close(m);
+  rc = cli_trace_feed(&p->t, p->sys, o->window ? o->window : 4096, 1, feed, p);
   if (rc < 0) {
     cli_err("%s: %s", o->path, tw_strerror(rc));
     rc = TW_EXIT_ERROR;

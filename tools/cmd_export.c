@@ -159,7 +159,6 @@ static int instantiate(struct exp *e, const char *format, const char **kv, int n
  * other formats are read in time order. */
 static int replay(struct exp *e, const char *path, const char *format, size_t window, int quiet)
 {
-  struct tw_merge *m;
   struct stat st;
   int rc = cli_trace_open(&e->t, path);
   if (rc)
@@ -168,19 +167,7 @@ static int replay(struct exp *e, const char *path, const char *format, size_t wi
   e->t.quiet = quiet;
   e->progress = !quiet && isatty(2);
   e->file_bytes = stat(path, &st) == 0 ? (unsigned long long)st.st_size : 0;
-  if (tw_merge_open(&m, window, feed, e) < 0) {
-    cli_trace_close(&e->t);
-    cli_err("out of memory");
-    return TW_EXIT_ERROR;
-  }
-  e->t.on_event = strcmp(format, "ctf") ? tw_merge_push : feed;
-  e->t.ev_ctx = strcmp(format, "ctf") ? (void *)m : (void *)e;
-  tw_mti_system_start(e->sys);
-  rc = cli_trace_run(&e->t);
-  if (rc == 0)
-    rc = tw_merge_flush(m);
-  tw_mti_system_stop(e->sys);
-  tw_merge_close(m);
+  rc = cli_trace_feed(&e->t, e->sys, window, strcmp(format, "ctf") != 0, feed, e);
   if (e->x)
     pass_loss(e);
   if (e->progress)

@@ -86,24 +86,11 @@ static int prescan(struct run *r, const char *path, int quiet)
 
 static int replay(struct run *r, const char *path, size_t window, int quiet)
 {
-  struct tw_merge *m;
   int rc = cli_trace_open(&r->t, path);
   if (rc)
     return rc;
   r->t.quiet = quiet;
-  if (tw_merge_open(&m, window, feed, r) < 0) {
-    cli_trace_close(&r->t);
-    cli_err("out of memory");
-    return TW_EXIT_ERROR;
-  }
-  r->t.on_event = tw_merge_push; /* every source's events (cli.h) */
-  r->t.ev_ctx = m;
-  tw_mti_system_start(r->sys);
-  rc = cli_trace_run(&r->t);
-  if (rc == 0)
-    rc = tw_merge_flush(m);
-  tw_mti_system_stop(r->sys);
-  tw_merge_close(m);
+  rc = cli_trace_feed(&r->t, r->sys, window, 1, feed, r);
   if (rc < 0) {
     cli_err("run: %s: %s", path, tw_strerror(rc));
     rc = TW_EXIT_ERROR;
