@@ -164,20 +164,15 @@ static void *tcp_server_target(void *arg)
 static void tcp_target_reset_refused_back(void **state)
 {
   (void)state;
-  pthread_t t;
   tcp_lfd = listen_on(0);
   assert_true(tcp_lfd >= 0);
   char uri[64];
   snprintf(uri, sizeof uri, "tcp://127.0.0.1:%d", port_of(tcp_lfd));
   tw_sys_set(&fault);
-  assert_int_equal(pthread_create(&t, NULL, tcp_server_target, NULL), 0);
   char *argv[] = {"record", "--from", uri, "-o", twt, "-q", "--mask", "0xffff",
                   "--reconnect", "--idle", "2", NULL};
-  unsigned long long t0 = now_ms();
-  int rc = run_record(11, argv);
-  unsigned long long took = now_ms() - t0;
-  pthread_join(t, NULL);
-  tw_sys_set(NULL);
+  unsigned long long took;
+  int rc = record_against(tcp_server_target, 11, argv, &took);
   if (tcp_lfd >= 0)
     close(tcp_lfd);
   assert_target_ok();
@@ -233,15 +228,11 @@ static void *tcp_client_target(void *arg)
 static void tcp_listen_target_reconnects_gets_start(void **state)
 {
   (void)state;
-  pthread_t t;
   fault.bind = bind_seen_port;
   tw_sys_set(&fault);
-  assert_int_equal(pthread_create(&t, NULL, tcp_client_target, NULL), 0);
   char *argv[] = {"record", "--from", "tcp-listen://:0", "-o", twt, "-q", "--reconnect",
                   "--idle", "1", NULL};
-  int rc = run_record(9, argv);
-  pthread_join(t, NULL);
-  tw_sys_set(NULL);
+  int rc = record_against(tcp_client_target, 9, argv, NULL);
   assert_target_ok();
   assert_int_equal(rc, TW_EXIT_OK);
   assert_int_equal(T.gets, 2);
@@ -289,15 +280,11 @@ static void *silent_target(void *arg)
 static void silent_target_said_once_recorded(void **state)
 {
   (void)state;
-  pthread_t t;
   fault.bind = bind_seen_port;
   tw_sys_set(&fault);
-  assert_int_equal(pthread_create(&t, NULL, silent_target, NULL), 0);
   char *argv[] = {"record", "--from", "tcp-listen://:0", "-o", twt, "-q", "--reconnect",
                   "--idle", "3", NULL};
-  int rc = run_record(9, argv);
-  pthread_join(t, NULL);
-  tw_sys_set(NULL);
+  int rc = record_against(silent_target, 9, argv, NULL);
   assert_target_ok();
   assert_int_equal(rc, TW_EXIT_OK);
   assert_int_equal(T.gets, 1);
@@ -418,12 +405,8 @@ static void serial_device_gone_reopened(void **state)
   tw_sys_set(&fault);
   char uri[96];
   snprintf(uri, sizeof uri, "serial://%s", pts);
-  pthread_t t;
-  assert_int_equal(pthread_create(&t, NULL, serial_target, NULL), 0);
   char *argv[] = {"record", "--from", uri, "-o", twt, "-q", "--reconnect", "--idle", "1", NULL};
-  int rc = run_record(9, argv);
-  pthread_join(t, NULL);
-  tw_sys_set(NULL);
+  int rc = record_against(serial_target, 9, argv, NULL);
   close(pty_master);
   assert_target_ok();
   assert_int_equal(rc, TW_EXIT_OK);
@@ -461,20 +444,15 @@ static void *vanishing_target(void *arg)
 static void tcp_target_never_back_duration_ends(void **state)
 {
   (void)state;
-  pthread_t t;
   tcp_lfd = listen_on(0);
   assert_true(tcp_lfd >= 0);
   char uri[64];
   snprintf(uri, sizeof uri, "tcp://127.0.0.1:%d", port_of(tcp_lfd));
   tw_sys_set(&fault);
-  assert_int_equal(pthread_create(&t, NULL, vanishing_target, NULL), 0);
   char *argv[] = {"record", "--from", uri, "-o", twt, "-q", "--reconnect", "--duration", "2",
                   NULL};
-  unsigned long long t0 = now_ms();
-  int rc = run_record(9, argv);
-  unsigned long long took = now_ms() - t0;
-  pthread_join(t, NULL);
-  tw_sys_set(NULL);
+  unsigned long long took;
+  int rc = record_against(vanishing_target, 9, argv, &took);
   if (tcp_lfd >= 0)
     close(tcp_lfd);
   assert_target_ok();

@@ -135,15 +135,10 @@ static void tcp_target_appears_later(void **state)
   char uri[64], want[160];
   snprintf(uri, sizeof uri, "tcp://127.0.0.1:%d", late_port);
   tw_sys_set(&fault);
-  pthread_t t;
-  assert_int_equal(pthread_create(&t, NULL, late_tcp_target, NULL), 0);
   char *argv[] = {"record", "--from", uri, "-o", twt, "-q", "--mask", "0xffff",
                   "--reconnect", "--idle", "1", NULL};
-  unsigned long long t0 = now_ms();
-  int rc = run_record(11, argv);
-  unsigned long long took = now_ms() - t0;
-  pthread_join(t, NULL);
-  tw_sys_set(NULL);
+  unsigned long long took;
+  int rc = record_against(late_tcp_target, 11, argv, &took);
   assert_target_ok();
   assert_int_equal(rc, TW_EXIT_OK);
   assert_true(took < 8000);
@@ -221,12 +216,8 @@ static void serial_device_appears_later(void **state)
   tw_sys_set(&fault);
   char uri[96], want[200];
   snprintf(uri, sizeof uri, "serial://%s", pts);
-  pthread_t t;
-  assert_int_equal(pthread_create(&t, NULL, serial_target, NULL), 0);
   char *argv[] = {"record", "--from", uri, "-o", twt, "-q", "--reconnect", "--idle", "1", NULL};
-  int rc = run_record(9, argv);
-  pthread_join(t, NULL);
-  tw_sys_set(NULL);
+  int rc = record_against(serial_target, 9, argv, NULL);
   close(pty_master);
   assert_target_ok();
   assert_int_equal(rc, TW_EXIT_OK);
@@ -307,13 +298,8 @@ static void serial_never_appears_ctrl_c_ends(void **state)
   char *argv[] = {"record", "--from", uri, "-o", twt, "-q", "--reconnect", "--duration", "20",
                   NULL};
   main_thread = pthread_self();
-  pthread_t t;
-  assert_int_equal(pthread_create(&t, NULL, ctrl_c, NULL), 0);
-  unsigned long long t0 = now_ms();
-  int rc = run_record(9, argv);
-  unsigned long long took = now_ms() - t0;
-  pthread_join(t, NULL);
-  tw_sys_set(NULL);
+  unsigned long long took;
+  int rc = record_against(ctrl_c, 9, argv, &took);
   close(pty_master);
   signal(SIGINT, SIG_DFL);
   assert_int_equal(rc, TW_EXIT_ERROR);

@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -225,6 +226,24 @@ static inline int connect_to(int port)
 }
 
 /* ---- what record said ------------------------------------------------------ */
+
+/* record with argv, while `thread` (a fake target, or whatever plays
+ * against record) runs beside it; the fault table the test installed is
+ * removed afterwards. Returns record's exit status, *took_ms its run time
+ * (when wanted). */
+static inline int record_against(void *(*thread)(void *), int argc, char **argv,
+                                 unsigned long long *took_ms)
+{
+  pthread_t t;
+  assert_int_equal(pthread_create(&t, NULL, thread, NULL), 0);
+  unsigned long long t0 = now_ms();
+  int rc = run_record(argc, argv);
+  if (took_ms)
+    *took_ms = now_ms() - t0;
+  pthread_join(t, NULL);
+  tw_sys_set(NULL);
+  return rc;
+}
 
 static inline char *slurp(const char *p)
 {
