@@ -24,6 +24,7 @@
 #include "tracewire/streamer.h"
 #include "tracewire/trace.h"
 #include "tracewire/uia.h"
+#include "../tests/tw_target_reset.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -71,14 +72,7 @@ static int event_send(void *ctx, const void *pkt, size_t len)
 static void setup(void)
 {
   struct tw_streamer_cfg cfg;
-  struct tw_logger_rec rec;
-  uint32_t buf[TW_EVENT_MAX_DATA];
-  tw_klog_set_timer(fake_timer);
-  __atomic_store_n(&tw_trace_mask, 0, __ATOMIC_RELAXED);
-  while (tw_klog_get(&rec, buf, TW_EVENT_MAX_DATA) > 0)
-    ;
-  tw_name_reset();
-  tw_custom_reset();
+  tw_target_reset(fake_timer);
   fake_now = 100;
   refuse_next = 0;
   memset(&cfg, 0, sizeof cfg);

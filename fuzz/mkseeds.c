@@ -27,6 +27,7 @@
 #include "tracewire/streamer.h"
 #include "tracewire/trace.h"
 #include "tracewire/uia.h"
+#include "../tests/tw_target_reset.h"
 
 static uint8_t stream[16384];
 static size_t slen;
@@ -71,14 +72,7 @@ static void make_stream(int min_pkt, int drops)
 {
   struct tw_streamer s;
   struct tw_streamer_cfg cfg;
-  struct tw_logger_rec rec;
-  uint32_t buf[TW_EVENT_MAX_DATA];
-  tw_klog_set_timer(timer);
-  __atomic_store_n(&tw_trace_mask, 0, __ATOMIC_RELAXED);
-  while (tw_klog_get(&rec, buf, TW_EVENT_MAX_DATA) > 0)
-    ;
-  tw_name_reset();
-  tw_custom_reset();
+  tw_target_reset(timer);
   slen = 0;
   memset(&cfg, 0, sizeof cfg);
   tw_source_klog(&cfg.source);

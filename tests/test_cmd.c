@@ -12,6 +12,7 @@
 #include "tracewire/streamer.h"
 #include "tracewire/trace.h"
 #include "tw_stream_test.h"
+#include "tw_target_reset.h"
 
 #define EP 0x0005u
 #define HOSTADR 0x0100u /* a host-side endpoint address */
@@ -38,14 +39,7 @@ static int setup(void **state)
 {
   (void)state;
   struct tw_streamer_cfg cfg;
-  struct tw_logger_rec rec;
-  uint32_t buf[TW_EVENT_MAX_DATA];
-  tw_klog_set_timer(fake_timer);
-  __atomic_store_n(&tw_trace_mask, 0, __ATOMIC_RELAXED);
-  while (tw_klog_get(&rec, buf, TW_EVENT_MAX_DATA) > 0)
-    ;
-  tw_name_reset();
-  tw_custom_reset();
+  tw_target_reset(fake_timer);
   fake_now = 100;
   refuse_left = 0;
   cap_init(&EV);

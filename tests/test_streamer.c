@@ -15,6 +15,7 @@
 #include "tracewire/vocab.h"
 #include "tw_emit_all.h"
 #include "tw_stream_test.h"
+#include "tw_target_reset.h"
 
 #define EP 0x0042u
 
@@ -24,14 +25,6 @@ static uint32_t fake_timer(void) { return fake_now; }
 static struct tw_streamer S;
 static struct cap C;
 static struct dstream D;
-
-static void drain_logger(void)
-{
-  struct tw_logger_rec rec;
-  uint32_t buf[TW_EVENT_MAX_DATA];
-  while (tw_klog_get(&rec, buf, TW_EVENT_MAX_DATA) > 0)
-    ;
-}
 
 static void cfg_default(struct tw_streamer_cfg *cfg)
 {
@@ -50,12 +43,8 @@ static int setup(void **state)
 {
   (void)state;
   struct tw_streamer_cfg cfg;
-  tw_klog_set_timer(fake_timer);
-  __atomic_store_n(&tw_trace_mask, 0, __ATOMIC_RELAXED);
-  drain_logger();
+  tw_target_reset(fake_timer);
   tw_logger_stats_reset(tw_klog_logger());
-  tw_name_reset();
-  tw_custom_reset();
   fake_now = 1000;
   cap_init(&C);
   memset(&D, 0, sizeof D);

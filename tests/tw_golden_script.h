@@ -16,6 +16,7 @@
 #include "tracewire/streamer.h"
 #include "tracewire/trace.h"
 #include "tw_stream_test.h"
+#include "tw_target_reset.h"
 
 static uint32_t golden_now;
 static uint32_t golden_timer(void) { return golden_now; }
@@ -23,15 +24,7 @@ static uint32_t golden_timer(void) { return golden_now; }
 static void golden_run(struct tw_streamer *s, struct cap *c)
 {
   struct tw_streamer_cfg cfg;
-  struct tw_logger_rec rec;
-  uint32_t buf[TW_EVENT_MAX_DATA];
-
-  tw_klog_set_timer(golden_timer);
-  __atomic_store_n(&tw_trace_mask, 0, __ATOMIC_RELAXED);
-  while (tw_klog_get(&rec, buf, TW_EVENT_MAX_DATA) > 0)
-    ;
-  tw_name_reset();
-  tw_custom_reset();
+  tw_target_reset(golden_timer);
   golden_now = 0xFFFF0000u; /* wraps during the script */
   memset(&cfg, 0, sizeof cfg);
   tw_source_klog(&cfg.source);
