@@ -344,14 +344,14 @@ void cli_trace_close(struct cli_trace *t)
 int cli_trace_feed(struct cli_trace *t, struct tw_mti_system *sys, size_t window, int merged,
                    tw_event_fn feed, void *ctx)
 {
-  struct tw_merge *m;
-  if (tw_merge_open(&m, window, feed, ctx) < 0)
+  struct tw_merge *m = NULL;
+  if (merged && tw_merge_open(&m, window, feed, ctx) < 0)
     return TW_ENOMEM;
-  t->on_event = merged ? tw_merge_push : feed;
-  t->ev_ctx = merged ? (void *)m : ctx;
+  t->on_event = m ? tw_merge_push : feed;
+  t->ev_ctx = m ? (void *)m : ctx;
   tw_mti_system_start(sys);
   int rc = cli_trace_run(t);
-  if (rc == 0)
+  if (rc == 0 && m)
     rc = tw_merge_flush(m);
   tw_mti_system_stop(sys);
   tw_merge_close(m);
