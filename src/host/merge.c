@@ -6,7 +6,6 @@
 
 struct slot {
   struct tw_event ev;
-  unsigned long long order;
   char *str;
   size_t strcap;
 };
@@ -134,9 +133,9 @@ static struct queue *queue_for(struct tw_merge *m, uint16_t stream)
 }
 
 /* Append, then move back past later entries (rare: time went backwards). */
-static void queue_insert(struct queue *q, struct slot *s)
+static void queue_insert(struct queue *q, struct slot *s, unsigned long long order)
 {
-  struct entry e = {s->ev.time_ns, s->order, s};
+  struct entry e = {s->ev.time_ns, order, s};
   size_t i = q->n++;
   while (i > 0 && before(&e, at(q, i - 1))) {
     *at(q, i) = *at(q, i - 1);
@@ -197,7 +196,7 @@ int tw_merge_push(void *mp, const struct tw_event *ev)
     return TW_ENOMEM;
   struct slot *s = m->free_[--m->nfree];
   s->ev = *ev;
-  s->order = m->order++;
+  unsigned long long order = m->order++;
   if (ev->str) {
     if (s->strcap < ev->str_len + 1) {
       char *p = realloc(s->str, ev->str_len + 1);
@@ -211,7 +210,7 @@ int tw_merge_push(void *mp, const struct tw_event *ev)
     memcpy(s->str, ev->str, ev->str_len);
     s->ev.str = s->str;
   }
-  queue_insert(q, s);
+  queue_insert(q, s, order);
   m->n++;
   return m->n > m->window ? pop(m) : 0;
 }
