@@ -111,7 +111,7 @@ static void test_init_rejects_bad_config(void **state)
 static void test_every_event_encoding(void **state)
 {
   (void)state;
-  uint32_t vals[32][4];
+  uint32_t vals[33][8];
   start();
   uint32_t ts = 5000;
   unsigned nev = 0;
@@ -132,7 +132,7 @@ static void test_every_event_encoding(void **state)
     ts += 1000;
     nev++;
   }
-  assert_int_equal(nev, 17);
+  assert_int_equal(nev, 27);
   finish();
   size_t at = 0;
   ts = 5000;
@@ -341,16 +341,16 @@ static void test_names_decls_custom(void **state)
   assert_int_equal(tw_name_register(TW_OBJ_TASK, 3, "idle", 0), 0);
   assert_int_equal(tw_name_register(TW_OBJ_MUTEX, 7, "uart_lock", 9), 0);
   assert_int_equal(tw_name_register(TW_OBJ_NONE, 7, "x", 0), TW_EINVAL);
-  assert_int_equal(tw_custom_declare(20, 1, "Adc chan:U8 value:U16"), 0);
-  assert_int_equal(tw_custom_declare(20, 1, "Adc chan:U8"), TW_EEXIST);
+  assert_int_equal(tw_custom_declare(28, 1, "Adc chan:U8 value:U16"), 0);
+  assert_int_equal(tw_custom_declare(28, 1, "Adc chan:U8"), TW_EEXIST);
   assert_int_equal(tw_custom_declare(TW_EV_MUTEX, 1, "M a:U8"), TW_EINVAL);
-  assert_int_equal(tw_custom_declare(21, 1, "Bad chan:U64"), TW_EINVAL);
+  assert_int_equal(tw_custom_declare(29, 1, "Bad chan:U64"), TW_EINVAL);
   tw_streamer_set_mask(&S, 0xFFFFFFFFu);
   start();
   uint32_t data[2] = {3, 4095};
   fake_now = 7777;
-  tw_custom(20, data, 2);
-  tw_custom(22, data, 2); /* undeclared: not recorded */
+  tw_custom(28, data, 2);
+  tw_custom(30, data, 2); /* undeclared: not recorded */
   finish();
 
   assert_int_equal(D.r[0].id, TW_EV_SYNC);
@@ -374,15 +374,15 @@ static void test_names_decls_custom(void **state)
   assert_int_equal(dc->id, TW_EV_CUSTOM_DECL);
   uint32_t packed;
   memcpy(&packed, dc->data, 4);
-  assert_int_equal(packed, 20u | 1u << 16 | 2u << 24);
+  assert_int_equal(packed, 28u | 1u << 16 | 2u << 24);
   assert_memory_equal(dc->data + 4, "Adc chan:U8 value:U16", 21);
-  size_t ce = find_rec(20, 6);
+  size_t ce = find_rec(28, 6);
   assert_int_equal(D.r[ce].module, TW_MOD_CUSTOM);
   assert_int_equal(D.r[ce].ts, 7777);
   assert_int_equal(D.r[ce].nw, 2);
   assert_int_equal(D.r[ce].w[1], 4095);
   for (size_t i = 0; i < D.n; i++)
-    assert_int_not_equal(D.r[i].id, 22);
+    assert_int_not_equal(D.r[i].id, 30);
   /* on request the table goes out again */
   uint32_t nn = 0, nd = 0;
   assert_int_equal(tw_streamer_send_names(&S, &nn, &nd), 0);
@@ -398,37 +398,37 @@ static void test_string_and_blob_events(void **state)
   uint8_t blob[128];
   for (unsigned i = 0; i < sizeof blob; i++)
     blob[i] = (uint8_t)(i * 7 + 1);
-  assert_int_equal(tw_custom_declare(25, 1, "Log text:STR"), 0);
-  assert_int_equal(tw_custom_declare(26, 0, "Dump data:BLOB"), 0);
-  assert_int_equal(tw_custom_declare(27, 1, "Bad text:STR n:U8"), TW_EINVAL);
+  assert_int_equal(tw_custom_declare(30, 1, "Log text:STR"), 0);
+  assert_int_equal(tw_custom_declare(31, 0, "Dump data:BLOB"), 0);
+  assert_int_equal(tw_custom_declare(32, 1, "Bad text:STR n:U8"), TW_EINVAL);
   start();
   fake_now = 5555;
-  tw_custom_bytes(25, "hello, host", 11);
-  tw_custom(25, (uint32_t[]){1}, 1); /* wrong API for a bytes event: ignored */
+  tw_custom_bytes(30, "hello, host", 11);
+  tw_custom(30, (uint32_t[]){1}, 1); /* wrong API for a bytes event: ignored */
   assert_true(tw_streamer_poll(&S, 0) >= 0);
   C.busy = 1; /* the blob's first part fills a packet that is refused */
-  tw_custom_bytes(26, blob, sizeof blob);
-  tw_custom_bytes(26, blob, 1000);   /* cut to TW_CFG_BYTES_MAX */
+  tw_custom_bytes(31, blob, sizeof blob);
+  tw_custom_bytes(31, blob, 1000);   /* cut to TW_CFG_BYTES_MAX */
   assert_int_equal(tw_streamer_poll(&S, 0), TW_EBUSY);
   C.busy = 0;
   finish();
 
-  size_t t = find_rec(25, 0);
+  size_t t = find_rec(30, 0);
   assert_true(D.r[t].is_snap && D.r[t].snap_done);
   assert_int_equal(D.r[t].type, TW_REC_SNAPSHOT_TS);
   assert_int_equal(D.r[t].module, TW_MOD_CUSTOM);
   assert_int_equal(D.r[t].ts, 5555);
   assert_int_equal(D.r[t].data_len, 11);
   assert_memory_equal(D.r[t].data, "hello, host", 11);
-  assert_int_not_equal(D.r[t + 1].id, 25);
+  assert_int_not_equal(D.r[t + 1].id, 30);
   for (int k = 0; k < 2; k++) {
-    size_t b = find_rec(26, t + 1);
+    size_t b = find_rec(31, t + 1);
     assert_int_equal(D.r[b].type, TW_REC_SNAPSHOT); /* declared untimed */
     assert_false(D.r[b].snap_done);                  /* more than one record */
     size_t e = b + 1;
-    while (D.r[e].id == 26 && !D.r[e].snap_done)
+    while (D.r[e].id == 31 && !D.r[e].snap_done)
       e++;
-    assert_int_equal(D.r[e].id, 26);
+    assert_int_equal(D.r[e].id, 31);
     assert_true(D.r[e].pkt > D.r[b].pkt);            /* spans packets */
     assert_int_equal(D.r[e].data_len, sizeof blob);
     assert_memory_equal(D.r[e].data, blob, sizeof blob);

@@ -17,7 +17,7 @@
  * predefined task names.
  *
  * Custom events: declare them at run time (tw_custom_declare) with an id
- * the vocabulary does not use (18..32 keeps a mask bit), then record them
+ * the vocabulary does not use (28..32 keeps a mask bit), then record them
  * with tw_custom(). Declarations travel in-band as CUSTOM_DECL records.
  *
  * Freestanding; no allocation: the tables are static arrays sized by

@@ -29,11 +29,14 @@ enum tw_field_type {
   TW_FT_I8, TW_FT_I16, TW_FT_I32, TW_FT_F32
 };
 
-/* Numbered object kinds; also the wire value of NAME.kind. */
+/* Numbered object kinds; also the wire value of NAME.kind. Appended
+ * values never renumber old ones (QUEUE.. came with the FreeRTOS events:
+ * message queues, event groups, software timers, stream buffers). */
 enum tw_obj_kind {
   TW_OBJ_NONE, TW_OBJ_TASK, TW_OBJ_MUTEX, TW_OBJ_SEM, TW_OBJ_EVENT,
   TW_OBJ_MSEM, TW_OBJ_MEVENT, TW_OBJ_ASEM, TW_OBJ_RSEM, TW_OBJ_IRQ,
-  TW_OBJ_THREAD, TW_OBJ_OBJKIND, TW_OBJ_COUNT
+  TW_OBJ_THREAD, TW_OBJ_OBJKIND, TW_OBJ_QUEUE, TW_OBJ_EGROUP, TW_OBJ_TIMER,
+  TW_OBJ_SBUF, TW_OBJ_COUNT
 };
 
 /* Record module ids (bottom 16 bits of the id word). */

@@ -7,7 +7,7 @@
 #include "tracewire/vocab.h"
 #include "tracewire/events_gen.h"
 
-#define SYNTH_CUSTOM_ID 18
+#define SYNTH_CUSTOM_ID 28 /* the first id events.def leaves to users */
 static const char custom_decl[] = "Sensor channel:U8 level:U16 raw:U32";
 
 static uint32_t rnd(struct tw_synth *g)
