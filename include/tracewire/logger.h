@@ -110,7 +110,8 @@ int tw_logger_put(struct tw_logger *l, uint16_t id, const uint32_t *data,
 int tw_logger_get(struct tw_logger *l, struct tw_logger_rec *rec,
                   uint32_t *buf, uint32_t cap);
 
-/* As tw_logger_get(), blocking up to `timeout` port ticks (tw_port_ticks;
+/* As tw_logger_get(), blocking up to `timeout` ticks of the installed waiter
+ * (tw_port_set_waiter; else the port's tw_port_ticks:
  * ms on POSIX) for an event; TW_WAIT_FOREVER never times out. Returns 0
  * only on timeout. Consumer thread only. */
 int tw_logger_get_wait(struct tw_logger *l, struct tw_logger_rec *rec,

@@ -621,7 +621,7 @@ int tw_streamer_poll(struct tw_streamer *s, uint32_t timeout)
     /* the link is busy: back off instead of spinning on it; the ring
      * keeps recording (and counting drops) meanwhile */
     if (timeout)
-      tw_port_wait(&s->backoff, 0, timeout);
+      tw__wait(&s->backoff, 0, timeout);
     return rc;
   }
   observe(s, 0);
