@@ -390,6 +390,72 @@ static void test_names_decls_custom(void **state)
   assert_int_equal(nd, 1);
 }
 
+/* The number of a NAME record (its snapshot data: packed word, name). */
+static int name_rec(const struct drec *r, uint16_t number, const char *name)
+{
+  uint32_t packed;
+  if (r->id != TW_EV_NAME || !r->snap_done || r->data_len != 4 + strlen(name))
+    return 0;
+  memcpy(&packed, r->data, 4);
+  return packed >> 16 == number && !memcmp(r->data + 4, name, strlen(name));
+}
+
+static size_t find_name(uint16_t number, const char *name, size_t from)
+{
+  for (size_t i = from; i < D.n; i++)
+    if (name_rec(&D.r[i], number, name))
+      return i;
+  fail_msg("no NAME %u \"%s\" after %zu", number, name, from);
+  return 0;
+}
+
+/* An object named while recording: its NAME record goes out before the
+ * first event recorded after the registration, without a request. A name
+ * the full table refuses is counted in NAMES_LOST, then and at every
+ * START. */
+static void test_names_while_recording(void **state)
+{
+  (void)state;
+  start();
+  tw_sem_at(fake_now, 1, TW_SEM_Give);
+  assert_true(tw_streamer_poll(&S, 0) >= 0);
+  assert_int_equal(tw_name_register(TW_OBJ_TASK, 9, "late", 4), 0);
+  tw_task_switch_at(fake_now, 9);
+  assert_true(tw_streamer_poll(&S, 0) >= 0);
+  assert_int_equal(tw_name_register(TW_OBJ_QUEUE, 4, "idle_q", 0), 0); /* no event follows */
+  assert_true(tw_streamer_poll(&S, 0) >= 0);
+  uint16_t n = 100;
+  while (tw_name_register(TW_OBJ_QUEUE, n, "q", 0) == 0)
+    n++;
+  assert_int_equal(tw_name_register(TW_OBJ_QUEUE, 7, "q7", 0), TW_ENOSPC);
+  assert_int_equal(tw_name_lost(), 2);
+  tw_sem_at(fake_now, 2, TW_SEM_Give);
+  assert_true(tw_streamer_poll(&S, 0) >= 0);
+  assert_int_equal(tw_streamer_stop(&S, 0), 0);
+  while (tw_streamer_running(&S) || S.nwork)
+    assert_true(tw_streamer_poll(&S, 0) >= 0);
+  start(); /* the dump: every name, then NAMES_LOST */
+  finish();
+
+  size_t late = find_name(9, "late", 0);
+  size_t sw = find_rec(TW_EV_TASK_SWITCH, 0);
+  assert_true(late < sw);
+  assert_true(find_rec(TW_EV_SEM, 0) < late); /* not sent ahead of time */
+  size_t idle = find_name(4, "idle_q", sw);
+  size_t last = find_name((uint16_t)(n - 1), "q", idle);
+  size_t lost = find_rec(TW_EV_NAMES_LOST, last);
+  assert_int_equal(D.r[lost].w[0], 2);
+  assert_true(lost < find_rec(TW_EV_SEM, sw));
+  size_t restart = find_rec(TW_EV_TRACE_START, lost);
+  assert_true(find_name((uint16_t)(n - 1), "q", restart) < find_rec(TW_EV_NAMES_LOST, restart));
+  assert_int_equal(D.r[find_rec(TW_EV_NAMES_LOST, restart)].w[0], 2);
+  /* each name once per recording */
+  size_t again = 0;
+  for (size_t i = sw; i < restart; i++)
+    again += name_rec(&D.r[i], 9, "late");
+  assert_int_equal(again, 0);
+}
+
 /* STR and BLOB custom events leave as snapshot records: one record when
  * short, split across packets when long, resumed after a refusal. */
 static void test_string_and_blob_events(void **state)
@@ -463,6 +529,52 @@ static void test_stop(void **state)
   struct tw_streamer_stats st;
   tw_streamer_stats(&S, &st);
   assert_int_equal(st.discarded, 1);
+}
+
+/* Drops after the last event of a recording are announced before its
+ * TRACE_STOP: over several recordings, the DROPS records between each
+ * TRACE_START and TRACE_STOP add up to exactly what the logger dropped in
+ * that recording. */
+static void test_drops_announced_before_stop(void **state)
+{
+  (void)state;
+  const unsigned bursts[] = {100, 43, 0, 250};
+  struct tw_logger_stats ls;
+  uint32_t logger_drops[4];
+  for (unsigned k = 0; k < 4; k++) {
+    tw_logger_stats(tw_klog_logger(), &ls);
+    uint32_t before = ls.drops;
+    start();
+    for (unsigned i = 0; i < bursts[k]; i++) /* no poll: the ring overflows */
+      tw_sem_at(fake_now, (uint16_t)i, TW_SEM_Give);
+    assert_int_equal(tw_streamer_stop(&S, 1), 0);
+    while (tw_streamer_running(&S) || S.nwork)
+      assert_true(tw_streamer_poll(&S, 0) >= 0);
+    tw_logger_stats(tw_klog_logger(), &ls);
+    logger_drops[k] = ls.drops - before;
+    assert_int_equal(ls.pending_drops, 0);
+    fake_now += 1000;
+  }
+  assert_true(logger_drops[0] > 0 && logger_drops[3] > 0 && logger_drops[2] == 0);
+  assert_int_equal(tw_streamer_flush(&S), 0);
+  decode_stream(C.buf, C.len, EP, &D);
+  unsigned rec = 0;
+  uint32_t announced = 0;
+  uint16_t gap_seq = 0;
+  for (size_t i = 0; i < D.n; i++) {
+    if (D.r[i].id == TW_EV_TRACE_START) {
+      announced = 0;
+    } else if (D.r[i].id == TW_EV_DROPS) {
+      announced += D.r[i].w[0];
+      gap_seq = (uint16_t)(D.r[i].seq + 1 + D.r[i].w[0]);
+      assert_int_equal(D.r[i + 1].seq, gap_seq); /* the gap DROPS announces */
+    } else if (D.r[i].id == TW_EV_TRACE_STOP) {
+      assert_true(rec < 4);
+      assert_int_equal(announced, logger_drops[rec]);
+      rec++;
+    }
+  }
+  assert_int_equal(rec, 4);
 }
 
 /* START puts the clock first: SYNC (frequency) then TRACE_START, both in
@@ -606,6 +718,8 @@ int main(void)
     cmocka_unit_test_setup_teardown(test_names_decls_custom, setup, teardown),
     cmocka_unit_test_setup_teardown(test_string_and_blob_events, setup, teardown),
     cmocka_unit_test_setup_teardown(test_stop, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_drops_announced_before_stop, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_names_while_recording, setup, teardown),
     cmocka_unit_test_setup_teardown(test_congestion_delay, setup, teardown),
     cmocka_unit_test_setup_teardown(test_start_gives_clock_first, setup, teardown),
     cmocka_unit_test_setup_teardown(test_control_records_never_backwards, setup, teardown),

@@ -93,6 +93,8 @@ uintptr_t tw_klog_collector(void);
 int tw_klog_get(struct tw_logger_rec *rec, uint32_t *buf, uint32_t cap);
 int tw_klog_get_wait(struct tw_logger_rec *rec, uint32_t *buf, uint32_t cap,
                      uint32_t timeout);
+/* As tw_logger_take_drops on the global logger. Consumer thread. */
+uint32_t tw_klog_take_drops(void);
 
 #ifdef __cplusplus
 }

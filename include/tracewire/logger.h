@@ -117,6 +117,12 @@ int tw_logger_get(struct tw_logger *l, struct tw_logger_rec *rec,
 int tw_logger_get_wait(struct tw_logger *l, struct tw_logger_rec *rec,
                        uint32_t *buf, uint32_t cap, uint32_t timeout);
 
+/* Take the drops not yet attached to an event (they are then the
+ * caller's to report; each drop is reported exactly once, here or with a
+ * later event). The streamer announces them before TRACE_STOP. Consumer
+ * thread. */
+uint32_t tw_logger_take_drops(struct tw_logger *l);
+
 /* Snapshot of the counters. Consumer thread (walks the committed events). */
 void tw_logger_stats(struct tw_logger *l, struct tw_logger_stats *st);
 

@@ -63,6 +63,9 @@ struct tw_source {
                   uint32_t timeout);
   uint32_t (*now)(void *ctx);               /* the 32-bit clock events carry */
   void (*set_mask)(void *ctx, uint32_t mask); /* may be NULL */
+  /* drops not yet attached to an event, taken (so STOP can announce
+   * them before TRACE_STOP); may be NULL */
+  uint32_t (*take_drops)(void *ctx);
   void *ctx;
   uint32_t capacity_words;
   uint32_t freq_hz;
@@ -130,6 +133,8 @@ struct tw_streamer {
   uint32_t poff;              /* bytes of a STR/BLOB event already sent */
   uint32_t stop_reason;
   uint32_t stop_budget;       /* events STOP may still drain */
+  uint32_t names_sent;        /* name table entries already sent this recording */
+  uint32_t lost_sent;         /* tw_name_lost() last reported (NAMES_LOST) */
   /* sized for the largest logger event so a get never leaves one stuck */
   uint32_t pdata[TW_EVENT_MAX_DATA];
   struct tw_streamer_stats st;
@@ -140,12 +145,17 @@ struct tw_streamer {
 int tw_streamer_init(struct tw_streamer *s, const struct tw_streamer_cfg *cfg);
 
 /* Queue START: trace mask := s->mask; records SYNC (the clock) and
- * TRACE_START in one packet, then every NAME and every CUSTOM_DECL. While
- * recording: SYNC and the names only. Collector thread. Returns 0 or
- * TW_EBUSY (work queue full). */
+ * TRACE_START in one packet, then every NAME and every CUSTOM_DECL, and
+ * NAMES_LOST when the name table refused registrations. While recording:
+ * SYNC and the names only. Names registered while recording follow as
+ * NAME records, each before the first event recorded after it (and
+ * NAMES_LOST again when the refused count grows). Collector thread.
+ * Returns 0 or TW_EBUSY (work queue full). */
 int tw_streamer_start(struct tw_streamer *s);
-/* Queue STOP: mask := 0 at once, the ring is drained, TRACE_STOP (reason)
- * is written and the partial packet flushed. Collector thread. */
+/* Queue STOP: mask := 0 at once, the ring is drained, the drops that no
+ * event carried yet are announced in a DROPS record, TRACE_STOP (reason)
+ * is written and the partial packet flushed: every drop of the recording
+ * is announced before its TRACE_STOP. Collector thread. */
 int tw_streamer_stop(struct tw_streamer *s, uint32_t reason);
 /* Queue a dump of the name table and custom declarations; *names and *decls
  * receive how many records that will be (may be NULL). */

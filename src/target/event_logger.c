@@ -289,6 +289,14 @@ int tw_logger_get_wait(struct tw_logger *l, struct tw_logger_rec *rec,
   }
 }
 
+uint32_t tw_logger_take_drops(struct tw_logger *l)
+{
+  /* a producer that claimed pending drops either carries them in its
+   * event or adds them back if its own put fails: none is lost or
+   * counted twice whichever side wins */
+  return xchg(&l->drops_pending, 0u);
+}
+
 void tw_logger_stats(struct tw_logger *l, struct tw_logger_stats *st)
 {
   uint32_t t = l->tail, queued = 0, hdr;

@@ -166,3 +166,8 @@ int tw_klog_get_wait(struct tw_logger_rec *rec, uint32_t *buf, uint32_t cap,
 {
   return tw_logger_get_wait(&klog, rec, buf, cap, timeout);
 }
+
+uint32_t tw_klog_take_drops(void)
+{
+  return tw_logger_take_drops(&klog);
+}

@@ -38,6 +38,12 @@ static uint32_t now(void *ctx)
   return tw_klog_timestamp();
 }
 
+static uint32_t take_drops(void *ctx)
+{
+  (void)ctx;
+  return tw_klog_take_drops();
+}
+
 static void set_mask(void *ctx, uint32_t mask)
 {
   (void)ctx;
@@ -50,6 +56,7 @@ void tw_source_klog(struct tw_source *src)
   src->get_wait = get_wait;
   src->now = now;
   src->set_mask = set_mask;
+  src->take_drops = take_drops;
   src->ctx = NULL;
   src->capacity_words = TW_CFG_KLOG_CAPACITY;
   src->freq_hz = tw_klog_timestamp_hz();
