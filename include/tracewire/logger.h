@@ -21,6 +21,8 @@
 #ifndef TRACEWIRE_LOGGER_H
 #define TRACEWIRE_LOGGER_H
 
+#include "tracewire/cdefs.h"
+
 #include <stdint.h>
 #include "tracewire/error.h"
 
@@ -61,7 +63,7 @@ struct tw_logger {
 
 /* A zero-filled static ring and a logger over it, usable without init. */
 #define TW_LOGGER_DEFINE(name, words)                                          \
-  _Static_assert((words) >= 2 && ((words) & ((words) - 1)) == 0,               \
+  TW_STATIC_ASSERT((words) >= 2 && ((words) & ((words) - 1)) == 0,               \
                  "logger capacity must be a power of two >= 2");               \
   static uint32_t name##_ring[(words)];                                        \
   struct tw_logger name = TW_LOGGER_INITIALIZER(name##_ring, (words))

@@ -20,9 +20,15 @@
 #ifndef TRACEWIRE_STREAMER_H
 #define TRACEWIRE_STREAMER_H
 
+#include "tracewire/cdefs.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include "tracewire/uia.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* 1: MinEventPkt (2-word header: device = endpoint & 0x1F, no logger ids,
  * no destination) for small targets; 0: EventPkt (4-word header). */
@@ -39,7 +45,7 @@
 #else
 #define TW_STREAMER_HDR_BYTES TW_EVPKT_HDR_BYTES
 #endif
-_Static_assert(TW_CFG_MAX_PKT_BYTES % 4 == 0 &&
+TW_STATIC_ASSERT(TW_CFG_MAX_PKT_BYTES % 4 == 0 &&
                TW_CFG_MAX_PKT_BYTES >= TW_STREAMER_HDR_BYTES + TW_FOOTER_BYTES + 64 &&
                TW_CFG_MAX_PKT_BYTES <= TW_EVPKT_MAX_BYTES,
                "event packet must hold a snapshot record with a short name");
@@ -188,5 +194,9 @@ static inline int tw_streamer_running(const struct tw_streamer *s) { return s->r
 
 /* The kernel event logger as a source (src/target/source_klog.c). */
 void tw_source_klog(struct tw_source *src);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

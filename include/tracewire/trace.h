@@ -31,6 +31,10 @@
 #include "tracewire/error.h"
 #include "tracewire/vocab.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #ifndef TW_CFG_NAMES
 #define TW_CFG_NAMES 48       /* registered names (a rename takes a new slot) */
 #endif
@@ -144,5 +148,9 @@ static inline uint32_t tw_word_f32(float v) { return tw_f32_to_bits(v); }
  * native-order words } and leave the target as snapshot records holding
  * the bytes. Same mask rule and context as tw_custom(). */
 void tw_custom_bytes(uint16_t id, const void *data, uint32_t len);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -10,8 +10,14 @@
 #ifndef TRACEWIRE_VOCAB_H
 #define TRACEWIRE_VOCAB_H
 
+#include "tracewire/cdefs.h"
+
 #include <stddef.h>
 #include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 enum tw_marker {
   TW_MARKER_NONE, TW_MARKER_UP, TW_MARKER_DOWN, TW_MARKER_PUSH,
@@ -134,6 +140,10 @@ static inline float tw_f32_from_bits(uint32_t bits)
   return x.f;
 }
 
-_Static_assert(sizeof(float) == sizeof(uint32_t), "F32 fields need a 32-bit float");
+TW_STATIC_ASSERT(sizeof(float) == sizeof(uint32_t), "F32 fields need a 32-bit float");
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
