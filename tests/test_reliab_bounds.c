@@ -16,8 +16,8 @@
 #include "tracewire/error.h"
 #include "tracewire/events_gen.h"
 #include "tracewire/cmd.h"
-#include "tracewire/host/cmd_client.h"
-#include "tracewire/host/trace_file.h"
+#include "tracewire/wire/cmd_client.h"
+#include "tracewire/twt/trace_file.h"
 #include "tracewire/vocab.h"
 
 struct skips {

@@ -27,11 +27,11 @@
 #include <unistd.h>
 #include "cli.h"
 #include "tracewire/cmd.h"
-#include "tracewire/host/synth.h"
-#include "tracewire/host/decoder.h"
+#include "tracewire/wire/synth.h"
+#include "tracewire/wire/decoder.h"
 #include "tracewire/uia.h"
-#include "tracewire/host/trace_file.h"
-#include "tracewire/host/twt_index.h"
+#include "tracewire/twt/trace_file.h"
+#include "tracewire/twt/twt_index.h"
 #include "tracewire/error.h"
 
 #define TRACE_BYTES (20u << 20)

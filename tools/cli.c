@@ -4,12 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
-#include "tracewire/host/conn_twt.h"
-#include "tracewire/host/merge.h"
-#include "tracewire/host/trace_file.h"
-#include "tracewire/host/twt_index.h"
+#include "tracewire/twt/conn_twt.h"
+#include "tracewire/wire/merge.h"
+#include "tracewire/twt/trace_file.h"
+#include "tracewire/twt/twt_index.h"
 #include "tracewire/error.h"
-#include "tracewire/mti_host.h"
+#include "tracewire/model/mti_host.h"
 
 void cli_err(const char *fmt, ...)
 {

@@ -6,9 +6,9 @@
 
 #include <stdio.h>
 #include "tracewire/cmd.h"
-#include "tracewire/host/decoder.h"
-#include "tracewire/host/reader.h"
-#include "tracewire/host/conn.h"
+#include "tracewire/wire/decoder.h"
+#include "tracewire/wire/reader.h"
+#include "tracewire/io/conn.h"
 
 /* Exit codes (docs/cli.md). */
 #define TW_EXIT_OK 0

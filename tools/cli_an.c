@@ -8,8 +8,8 @@
 #include "cli.h"
 #include "cli_an.h"
 #include "tracewire/error.h"
-#include "tracewire/host/merge.h"
-#include "tracewire/mti_host.h"
+#include "tracewire/wire/merge.h"
+#include "tracewire/model/mti_host.h"
 
 struct an_pass;
 

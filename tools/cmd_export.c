@@ -11,9 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cli.h"
-#include "tracewire/export.h"
-#include "tracewire/host/merge.h"
-#include "tracewire/mti_host.h"
+#include "tracewire/export/export.h"
+#include "tracewire/wire/merge.h"
+#include "tracewire/model/mti_host.h"
 
 void tw_cli_export_help(FILE *f)
 {

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
-#include "tracewire/host/twt_index.h"
+#include "tracewire/twt/twt_index.h"
 
 void tw_cli_info_help(FILE *f)
 {

@@ -1,11 +1,11 @@
-/* `tracewire print`: one event per line (format: tracewire/host/format.h). */
+/* `tracewire print`: one event per line (format: tracewire/wire/format.h). */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include "cli.h"
-#include "tracewire/host/format.h"
-#include "tracewire/host/merge.h"
+#include "tracewire/wire/format.h"
+#include "tracewire/wire/merge.h"
 
 void tw_cli_print_help(FILE *f)
 {

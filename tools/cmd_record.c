@@ -41,9 +41,9 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
-#include "tracewire/host/cmd_client.h"
-#include "tracewire/host/sys.h"
-#include "tracewire/host/trace_file.h"
+#include "tracewire/wire/cmd_client.h"
+#include "tracewire/io/sys.h"
+#include "tracewire/twt/trace_file.h"
 #include "tracewire/events_gen.h"
 #include "tracewire/error.h"
 

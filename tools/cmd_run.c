@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
-#include "tracewire/host/merge.h"
-#include "tracewire/mti_host.h"
+#include "tracewire/wire/merge.h"
+#include "tracewire/model/mti_host.h"
 
 void tw_cli_run_help(FILE *f)
 {

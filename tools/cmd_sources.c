@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
-#include "tracewire/mti_host.h"
+#include "tracewire/model/mti_host.h"
 
 void tw_cli_sources_help(FILE *f)
 {

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tracewire/mti.h"
-#include "tracewire/mti_host.h"
+#include "tracewire/model/mti_host.h"
 
 enum { P_FILE, P_MIN, NPARAMS };
 

@@ -6,7 +6,7 @@
  * values and state), their ObtainInterface, a runtime ParameterInterface
  * over the declared parameters, and the exported entry points.
  *
- * The plugin links the static tw_host library (only mti_simple.c and
+ * The plugin links the static tw_model library (only mti_simple.c and
  * mti_params.c are pulled in). Everything here is an addition on top of
  * tracewire/mti.h; a plugin can always implement the interfaces itself
  * (examples/plugins/switches.c does).
@@ -23,7 +23,7 @@
 #define TRACEWIRE_MTI_PLUGIN_H
 
 #include "tracewire/mti.h"
-#include "tracewire/mti_host.h"
+#include "tracewire/model/mti_host.h"
 
 #ifdef __cplusplus
 extern "C" {

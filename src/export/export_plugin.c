@@ -1,6 +1,6 @@
 /*
  * Every exporter as an MTI plugin (docs/mti.md): one factory per format,
- * built into tw_host (`tracewire export` instantiates it directly) and
+ * built into tw_export (`tracewire export` instantiates it directly) and
  * wrapped as libtw_export_<format>.so (src/export/plugins/) for
  * `tracewire run --plugin`.
  *
