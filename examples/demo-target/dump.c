@@ -16,6 +16,7 @@
 #include "tracewire/wire/decoder.h"
 #include "tracewire/wire/reader.h"
 #include "tracewire/io/conn.h"
+#include "tracewire/twt/conn_twt.h"
 
 struct ctx {
   FILE *out;

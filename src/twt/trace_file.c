@@ -20,10 +20,6 @@ static void put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(
 static void put64(uint8_t *p, uint64_t v) { tw_store_le32(p, (uint32_t)v); tw_store_le32(p + 4, (uint32_t)(v >> 32)); }
 static uint16_t get16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
 static uint64_t get64(const uint8_t *p) { return tw_load_le32(p) | (uint64_t)tw_load_le32(p + 4) << 32; }
-static uint32_t check_word(uint32_t len, uint16_t type, uint16_t src)
-{
-  return len ^ type ^ (uint32_t)src << 16 ^ 0x5457u;
-}
 
 /* ---- writer -------------------------------------------------------------- */
 
@@ -167,7 +163,7 @@ static int write_chunk(struct tw_twt_writer *w, uint16_t type, uint16_t source, 
     put16(h + 4, type);
     put16(h + 6, source);
     tw_store_le32(h + 8, n);
-    tw_store_le32(h + 12, check_word(n, type, source));
+    tw_store_le32(h + 12, tw_twt_check_word(n, type, source));
     put64(h + 16, arrival_ns);
     if (n)
       memcpy(h + TW_TWT_CHUNK_HDR_BYTES, p, n);
@@ -390,7 +386,7 @@ int tw_twt_next(struct tw_twt_reader *r, struct tw_twt_chunk *c)
   c->source = get16(h + 6);
   c->len = tw_load_le32(h + 8);
   if (tw_load_le32(h) != TW_TWT_CHUNK_MAGIC || c->len > TW_TWT_MAX_CHUNK ||
-      tw_load_le32(h + 12) != check_word(c->len, c->type, c->source)) {
+      tw_load_le32(h + 12) != tw_twt_check_word(c->len, c->type, c->source)) {
     snprintf(r->msg, sizeof r->msg, "%s: damaged chunk header at file offset %llu; "
              "the rest of the file is not read", r->path, off);
     r->start = r->end;

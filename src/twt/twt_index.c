@@ -3,17 +3,7 @@
  * every N bytes of DATA) and using (find the TOC from the end, check every
  * offset before trusting it). Design: include/tracewire/twt/twt_index.h.
  *
- * Payloads (little-endian):
- *   INDEX  u32 version 1, u32 nsrc, per source: u32 id (-1: all DATA),
- *          u32 in_sync, u64 foff, u64 soff, u64 resume, u64 packets,
- *          u64 last_ns, u32 state bytes, state
- *   TOC    u32 version 1, u32 nsrc, u32 npoints, nsrc x (u32 id, u32 flags:
- *          bit 0 = the source's event times went backwards), per point:
- *          u64 INDEX chunk offset, per source u64 max_before + 1 (0: no
- *          event before), u64 min_after (all ones: none after)
- *   Both end in u32 FNV-1a of the bytes before it: chunk headers have a
- *   check word but payloads none, and an offset that a flipped bit moved
- *   onto another chunk header would otherwise pass every other test.
+ * Payload layouts (INDEX, TOC): tracewire/twt/layout.h.
  */
 /* Messages are cut to their buffers on purpose. */
 #if defined(__GNUC__) && !defined(__clang__)
@@ -389,10 +379,6 @@ static int rd(struct tw_twt_index *ix, unsigned long long off, void *buf, size_t
   return 0;
 }
 
-static uint32_t check_word(uint32_t len, uint16_t type, uint16_t src)
-{
-  return len ^ type ^ (uint32_t)src << 16 ^ 0x5457u;
-}
 
 /* A chunk header at off, whole inside the file (payload included). */
 static int chunk_at(struct tw_twt_index *ix, unsigned long long off, struct tw_twt_chunk *c,
@@ -412,7 +398,7 @@ static int chunk_at(struct tw_twt_index *ix, unsigned long long off, struct tw_t
   c->len = tw_load_le32(h + 8);
   c->file_offset = off;
   if (tw_load_le32(h) != TW_TWT_CHUNK_MAGIC || c->len > TW_TWT_MAX_CHUNK ||
-      tw_load_le32(h + 12) != check_word(c->len, c->type, c->source) ||
+      tw_load_le32(h + 12) != tw_twt_check_word(c->len, c->type, c->source) ||
       off + sizeof h + c->len > ix->size) {
     snprintf(why, cap, "%s: index: file offset %llu is not a chunk header", ix->path, off);
     return TW_EBADMSG;

@@ -107,9 +107,6 @@ int tw_conn_udp_open(const char *addr, const char *port, int *bound_port,
 int tw_conn_udp_set_peer(struct tw_conn *s, const char *host, const char *port, char *err,
                            size_t errcap);
 int tw_conn_serial_open(const char *dev, unsigned baud, struct tw_conn **out, char *err, size_t errcap);
-/* A .twt trace file (trace_file.h) as the byte stream of one source id
- * (-1: every source's chunks in file order). */
-int tw_conn_twt_open(const char *path, int source_id, struct tw_conn **out, char *err, size_t errcap);
 /* Bytes in memory (not copied; must outlive the source). */
 int tw_conn_mem_open(const void *data, size_t len, struct tw_conn **out);
 

@@ -1,9 +1,15 @@
-/* The .twt source's extra: see the chunks that are not stream bytes. */
+/* A .twt file as a connection (its DATA chunks as the byte stream), and its
+ * extra: the chunks that are not stream bytes. */
 #ifndef TRACEWIRE_TWT_CONN_TWT_H
 #define TRACEWIRE_TWT_CONN_TWT_H
 
 #include "tracewire/io/conn.h"
 #include "tracewire/twt/trace_file.h"
+
+/* A .twt trace file (trace_file.h) as the byte stream of one source id
+ * (-1: every source's chunks in file order). Lives with the file format,
+ * above the transports: io/ knows nothing of .twt. */
+int tw_conn_twt_open(const char *path, int source_id, struct tw_conn **out, char *err, size_t errcap);
 
 /* Called for every SOURCE/INFO/NOTE/END chunk (c set, err 0), and once for
  * a truncated or damaged tail (c NULL, err TW_ETRUNC/TW_EBADMSG, msg says

@@ -1,26 +1,6 @@
 /*
- * The .twt trace file: what `tracewire record` writes (docs/trace-file.md).
- *
- *   file header   32 bytes: "TWTRACE\0", u32 version (1), u32 header bytes
- *                 (32), u64 wall-clock ns at creation, u32 flags (0),
- *                 u32 reserved (0)
- *   chunk*        24-byte chunk header + payload:
- *                 u32 magic 0x4B435754 ("TWCK"), u16 type, u16 source id,
- *                 u32 payload bytes, u32 check (see below), u64 arrival
- *                 (wall-clock ns when the bytes were received)
- *   All integers little-endian. A payload is at most TW_TWT_MAX_CHUNK bytes.
- *   check = payload bytes XOR type XOR source << 16 XOR 0x5457: a
- *   damaged chunk header is detected without reading the payload.
- *
- * Chunk types: SOURCE (the URI of a source id), DATA (bytes exactly as the
- * transport delivered them: packets, and any garbage between them), INFO
- * (a target's GET_INFO reply body, big-endian words as received; the
- * chunk's source id says whose), NOTE (text),
- * END (the footer, written by a clean stop: u64 data bytes, u64 data
- * chunks, u64 wall-clock ns at the end, and in an indexed file u64 file
- * offset of the TOC), INDEX and TOC (the time index: twt_index.h).
- * Readers skip chunk types they do not know, so the index needed no new
- * version (docs/trace-file.md).
+ * The .twt trace file's writer and reader: what `tracewire record` writes
+ * (docs/trace-file.md). The bytes on disk: tracewire/twt/layout.h.
  *
  * Truncation: chunks are written whole, one write() each; a crash leaves
  * a prefix of whole chunks plus at most one partial chunk. Readers deliver
@@ -35,20 +15,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-
-#define TW_TWT_MAGIC "TWTRACE"
-#define TW_TWT_VERSION 1u
-#define TW_TWT_HDR_BYTES 32u
-/* A reader accepts a larger header (a later version's) up to this size. */
-#define TW_TWT_MAX_HDR 4096u
-#define TW_TWT_CHUNK_HDR_BYTES 24u
-#define TW_TWT_CHUNK_MAGIC 0x4B435754u
-#define TW_TWT_MAX_CHUNK (4u << 20)
-
-enum tw_twt_chunk_type {
-  TW_TWT_SOURCE = 1, TW_TWT_DATA = 2, TW_TWT_INFO = 3, TW_TWT_NOTE = 4, TW_TWT_END = 5,
-  TW_TWT_INDEX = 6, TW_TWT_TOC = 7
-};
+#include "tracewire/twt/layout.h"
 
 struct tw_twt_chunk {
   uint16_t type, source;
