@@ -139,7 +139,7 @@ static int ix_event(void *ctx, const struct tw_event *ev)
   return 0;
 }
 
-/* The source rule of readers (tools/cli.c discover()): the ids of the
+/* The source rule of readers (src/trace/input.c discover()): the ids of the
  * leading SOURCE chunks; one or none: a single stream of every DATA chunk. */
 static int freeze(struct tw_twt_indexer *ix)
 {

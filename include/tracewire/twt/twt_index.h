@@ -32,9 +32,9 @@
 #include "tracewire/twt/trace_file.h"
 
 #define TW_TWT_INDEX_EVERY (1u << 20)
-/* Sources a reader decodes separately (tools: CLI_MAX_SOURCES). */
+/* Sources a reader decodes separately (trace/input.h: TW_INPUT_MAX_SOURCES). */
 #define TW_TWT_INDEX_SOURCES 8
-/* The decoder configuration readers use (tools/cli.c): the checkpoints
+/* The decoder configuration readers use (trace/input.h): the checkpoints
  * are made with it. */
 #define TW_TWT_INDEX_STREAMS 64
 
