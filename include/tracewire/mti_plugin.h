@@ -76,7 +76,7 @@ extern const struct MTI_PluginFactory_vtbl tw_mti_factory_vtbl;
 
 /* Initializer of a struct tw_mti_factory for `desc` (a static object):
  * for a factory handed out by a function rather than exported. */
-#define TW_MTI_FACTORY_INIT(desc) {{&tw_mti_factory_vtbl}, &(desc)}
+#define TW_MTI_FACTORY_INIT(d_) {.base = {.vtbl = &tw_mti_factory_vtbl}, .desc = &(d_)}
 
 /* In one file of the plugin, after `static const struct tw_mti_plugin_desc d`. */
 #define TW_MTI_SIMPLE_PLUGIN(desc)                                                   \

@@ -248,8 +248,13 @@ static eslapi_CADIReturn_t params_set(MTI_ParameterInterface *self, uint32_t cou
 }
 
 static const struct MTI_ParameterInterface_vtbl params_vtbl = {
-  MTI_ParameterInterface_IFREVISION, params_obtain, params_infos, params_info, params_get,
-  params_set};
+  .iVersion = MTI_ParameterInterface_IFREVISION,
+  .ObtainInterface = params_obtain,
+  .GetParameterInfos = params_infos,
+  .GetParameterInfo = params_info,
+  .GetParameterValues = params_get,
+  .SetParameterValues = params_set,
+};
 
 static void set_default(const eslapi_CADIParameterInfo_t *info, eslapi_CADIParameterValue_t *v)
 {

@@ -61,7 +61,12 @@ static const char *inst_name(const MTI_PluginInstance *self)
 }
 
 static const struct MTI_PluginInstance_vtbl inst_vtbl = {
-  MTI_PluginInstance_IFREVISION, inst_obtain, inst_register, inst_release, inst_name};
+  .iVersion = MTI_PluginInstance_IFREVISION,
+  .ObtainInterface = inst_obtain,
+  .RegisterSimulation = inst_register,
+  .Release = inst_release,
+  .GetName = inst_name,
+};
 
 /* ---- PluginFactory --------------------------------------------------------------- */
 
@@ -120,8 +125,14 @@ static void fac_release(MTI_PluginFactory *self) { (void)self; }
 static const char *fac_prefix(MTI_PluginFactory *self) { return DESC(self)->prefix; }
 
 const struct MTI_PluginFactory_vtbl tw_mti_factory_vtbl = {
-  MTI_PluginFactory_IFREVISION, fac_obtain, fac_nparams, fac_infos, fac_instantiate,
-  fac_release, fac_prefix};
+  .iVersion = MTI_PluginFactory_IFREVISION,
+  .ObtainInterface = fac_obtain,
+  .GetNumberOfParameters = fac_nparams,
+  .GetParameterInfos = fac_infos,
+  .Instantiate = fac_instantiate,
+  .Release = fac_release,
+  .GetPrefix = fac_prefix,
+};
 
 struct tw_mti_instance *tw_mti_instance_of(MTI_PluginInstance *pi,
                                            const struct tw_mti_plugin_desc *desc)

@@ -219,7 +219,7 @@ static MTI_EventFieldType_EnumConstant field_enum(const MTI_EventFieldType *self
                                                   MTI_EventFieldType_EnumIndex i)
 {
   const struct tw__mti_field_spec *f = FIELD(self)->spec;
-  MTI_EventFieldType_EnumConstant c = {0, NULL};
+  MTI_EventFieldType_EnumConstant c = {.first = 0, .second = NULL};
   if (i < f->nenums) {
     c.first = f->enums[i].value;
     c.second = f->enums[i].name;
@@ -249,9 +249,21 @@ static const char *field_obj_kind(const MTI_EventFieldType *self)
 }
 
 static const struct MTI_EventFieldType_vtbl field_vtbl = {
-  MTI_EventFieldType_IFREVISION, field_obtain, field_source, field_index, field_name,
-  field_desc, field_type, field_size, field_max_size, field_nenums, field_enum,
-  field_lookup_enum, field_enum_marker, field_obj_kind};
+  .iVersion = MTI_EventFieldType_IFREVISION,
+  .ObtainInterface = field_obtain,
+  .GetSource = field_source,
+  .GetIndex = field_index,
+  .GetName = field_name,
+  .GetDescription = field_desc,
+  .GetType = field_type,
+  .GetSize = field_size,
+  .GetMaxSize = field_max_size,
+  .GetNumOfEnumConstants = field_nenums,
+  .GetEnumConstant = field_enum,
+  .LookupEnum = field_lookup_enum,
+  .GetEnumMarker = field_enum_marker,
+  .GetObjectKind = field_obj_kind,
+};
 
 /* ---- EventClass ---------------------------------------------------------------- */
 
@@ -347,9 +359,20 @@ static MTI_Status class_dump(MTI_EventClass *self, MTI_CallbackT fn, void *user)
 }
 
 static const struct MTI_EventClass_vtbl class_vtbl = {
-  MTI_EventClass_IFREVISION, class_obtain, class_id, class_source, class_mask,
-  class_record_size, class_nvalues, class_field, class_value_index, class_value_offset,
-  class_register, class_unregister, class_dump};
+  .iVersion = MTI_EventClass_IFREVISION,
+  .ObtainInterface = class_obtain,
+  .GetId = class_id,
+  .GetSource = class_source,
+  .GetMask = class_mask,
+  .GetEventRecordSize = class_record_size,
+  .GetNumValues = class_nvalues,
+  .GetEventField = class_field,
+  .GetValueIndex = class_value_index,
+  .GetValueOffset = class_value_offset,
+  .RegisterCallback = class_register,
+  .UnregisterCallback = class_unregister,
+  .DumpState = class_dump,
+};
 
 /* ---- TraceSource --------------------------------------------------------------- */
 
@@ -472,9 +495,20 @@ COUNTER_FNS(64, uint64_t, c64, n64)
 COUNTER_FNS(32, uint32_t, c32, n32)
 
 static const struct MTI_TraceSource_vtbl source_vtbl = {
-  MTI_TraceSource_IFREVISION, source_obtain, source_index, source_name, source_desc,
-  source_nfields, source_field, source_field_by_name, source_create_class,
-  source_register_64, source_unregister_64, source_register_32, source_unregister_32};
+  .iVersion = MTI_TraceSource_IFREVISION,
+  .ObtainInterface = source_obtain,
+  .GetIndex = source_index,
+  .GetName = source_name,
+  .GetDescription = source_desc,
+  .GetNumFields = source_nfields,
+  .GetField = source_field,
+  .GetFieldByName = source_field_by_name,
+  .CreateEventClass = source_create_class,
+  .RegisterCounter = source_register_64,
+  .UnregisterCounter = source_unregister_64,
+  .RegisterCounter32 = source_register_32,
+  .UnregisterCounter32 = source_unregister_32,
+};
 
 struct mti_source *tw__mti_source_new(struct mti_component *comp,
                                       const struct tw__mti_source_spec *spec, int index)

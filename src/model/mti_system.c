@@ -103,8 +103,13 @@ static eslapi_CAInterface *sys_comp_by_path(const MTI_SystemTraceInterface *self
 }
 
 static const struct MTI_SystemTraceInterface_vtbl sys_vtbl = {
-  MTI_SystemTraceInterface_IFREVISION, sys_obtain, sys_ncomps, sys_comp_path, sys_comp,
-  sys_comp_by_path};
+  .iVersion = MTI_SystemTraceInterface_IFREVISION,
+  .ObtainInterface = sys_obtain,
+  .GetNumOfTraceComponents = sys_ncomps,
+  .GetComponentTracePath = sys_comp_path,
+  .GetComponentTrace = sys_comp,
+  .GetComponentTraceByPath = sys_comp_by_path,
+};
 
 static const struct tw_event *ctx_event(const TW_TraceContext *self)
 {
@@ -128,7 +133,12 @@ static const MTI_ComponentTraceInterface *ctx_comp(const TW_TraceContext *self)
 }
 
 static const struct TW_TraceContext_vtbl ctx_vtbl = {
-  TW_TraceContext_IFREVISION, ctx_obtain, ctx_event, ctx_name, ctx_comp};
+  .iVersion = TW_TraceContext_IFREVISION,
+  .ObtainInterface = ctx_obtain,
+  .GetCurrentEvent = ctx_event,
+  .LookupObjectName = ctx_name,
+  .GetCurrentComponent = ctx_comp,
+};
 
 /* ---- ComponentTraceInterface ------------------------------------------------------- */
 
@@ -179,8 +189,15 @@ static const char *comp_version(const MTI_ComponentTraceInterface *self)
 }
 
 static const struct MTI_ComponentTraceInterface_vtbl comp_vtbl = {
-  MTI_ComponentTraceInterface_IFREVISION, comp_obtain, comp_nsources, comp_source,
-  comp_source_by_name, comp_class, comp_type, comp_version};
+  .iVersion = MTI_ComponentTraceInterface_IFREVISION,
+  .ObtainInterface = comp_obtain,
+  .GetNumOfTraceSources = comp_nsources,
+  .GetTraceSource = comp_source,
+  .GetTraceSourceByName = comp_source_by_name,
+  .GetEventClass = comp_class,
+  .GetComponentType = comp_type,
+  .GetComponentVersion = comp_version,
+};
 
 /* ---- construction ----------------------------------------------------------------------- */
 
