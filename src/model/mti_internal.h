@@ -270,7 +270,7 @@ int tw__mti_class_register_id(struct tw_mti_system *sys, struct mti_class *cls);
 const eslapi_CADIParameterInfo_t *tw__mti_plugin_param(const struct tw_mti_plugin *p,
                                                        const char *name, size_t namelen);
 int tw__mti_plugin_parse(const struct tw_mti_plugin *p, const char *assignment,
-                         eslapi_CADIParameterValue_t *v, char *msg, size_t msglen);
+                         eslapi_CADIParameterValue_t *v, char *err, size_t errcap);
 
 /* Shared ObtainInterface logic: self answers its own name at revision rev
  * and eslapi::CAInterface 0. */
@@ -278,7 +278,7 @@ eslapi_CAInterface *tw__mti_obtain_self(eslapi_CAInterface *self, const char *ow
                                         eslapi_if_name_t name, eslapi_if_rev_t min,
                                         eslapi_if_rev_t *actual);
 
-void tw__mti_msg(char *msg, size_t msglen, const char *fmt, ...)
+void tw__mti_msg(char *err, size_t errcap, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 #endif

@@ -16,15 +16,15 @@
 #include "tracewire/error.h"
 #include "tracewire/model/mti_host.h"
 
-static void msgf(char *msg, size_t msglen, const char *fmt, ...)
+static void msgf(char *err, size_t errcap, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-static void msgf(char *msg, size_t msglen, const char *fmt, ...)
+static void msgf(char *err, size_t errcap, const char *fmt, ...)
 {
   va_list ap;
-  if (!msg || !msglen)
+  if (!err || !errcap)
     return;
   va_start(ap, fmt);
-  vsnprintf(msg, msglen, fmt, ap);
+  vsnprintf(err, errcap, fmt, ap);
   va_end(ap);
 }
 
@@ -39,10 +39,10 @@ static const char *type_name(eslapi_CADIParamType_t t)
 }
 
 int tw_mti_param_check(const eslapi_CADIParameterInfo_t *info,
-                       const eslapi_CADIParameterValue_t *v, char *msg, size_t msglen)
+                       const eslapi_CADIParameterValue_t *v, char *err, size_t errcap)
 {
   if (v->dataType != info->dataType) {
-    msgf(msg, msglen, "parameter '%s': expected a %s value, got a %s", info->name,
+    msgf(err, errcap, "parameter '%s': expected a %s value, got a %s", info->name,
          type_name(info->dataType), type_name(v->dataType));
     return TW_EINVAL;
   }
@@ -50,27 +50,27 @@ int tw_mti_param_check(const eslapi_CADIParameterInfo_t *info,
   case CADI_PARAM_INT:
     if (info->minValue <= info->maxValue &&
         (v->intValue < info->minValue || v->intValue > info->maxValue)) {
-      msgf(msg, msglen, "parameter '%s': %lld is out of range [%lld, %lld]", info->name,
+      msgf(err, errcap, "parameter '%s': %lld is out of range [%lld, %lld]", info->name,
            (long long)v->intValue, (long long)info->minValue, (long long)info->maxValue);
       return TW_ERANGE;
     }
     return 0;
   case CADI_PARAM_BOOL:
     if (v->boolValue > 1) {
-      msgf(msg, msglen, "parameter '%s': bool value %u is not 0 or 1", info->name,
+      msgf(err, errcap, "parameter '%s': bool value %u is not 0 or 1", info->name,
            (unsigned)v->boolValue);
       return TW_ERANGE;
     }
     return 0;
   case CADI_PARAM_STRING:
     if (!memchr(v->stringValue, 0, sizeof v->stringValue)) {
-      msgf(msg, msglen, "parameter '%s': string longer than %zu bytes", info->name,
+      msgf(err, errcap, "parameter '%s': string longer than %zu bytes", info->name,
            sizeof v->stringValue - 1);
       return TW_ERANGE;
     }
     return 0;
   default:
-    msgf(msg, msglen, "parameter '%s': invalid declared type", info->name);
+    msgf(err, errcap, "parameter '%s': invalid declared type", info->name);
     return TW_EINVAL;
   }
 }
@@ -92,7 +92,7 @@ static int parse_bool(const char *s, uint32_t *out)
 }
 
 int tw_mti_param_parse(const eslapi_CADIParameterInfo_t *info, const char *value,
-                       eslapi_CADIParameterValue_t *out, char *msg, size_t msglen)
+                       eslapi_CADIParameterValue_t *out, char *err, size_t errcap)
 {
   char *end;
   memset(out, 0, sizeof *out);
@@ -103,24 +103,24 @@ int tw_mti_param_parse(const eslapi_CADIParameterInfo_t *info, const char *value
     errno = 0;
     out->intValue = strtoll(value, &end, 0);
     if (!*value || *end) {
-      msgf(msg, msglen, "parameter '%s': '%s' is not an integer", info->name, value);
+      msgf(err, errcap, "parameter '%s': '%s' is not an integer", info->name, value);
       return TW_EINVAL;
     }
     if (errno == ERANGE) {
-      msgf(msg, msglen, "parameter '%s': '%s' does not fit in 64 bits", info->name, value);
+      msgf(err, errcap, "parameter '%s': '%s' does not fit in 64 bits", info->name, value);
       return TW_ERANGE;
     }
     break;
   case CADI_PARAM_BOOL:
     if (parse_bool(value, &out->boolValue) < 0) {
-      msgf(msg, msglen, "parameter '%s': '%s' is not a bool (1/0/true/false)", info->name,
+      msgf(err, errcap, "parameter '%s': '%s' is not a bool (1/0/true/false)", info->name,
            value);
       return TW_EINVAL;
     }
     break;
   case CADI_PARAM_STRING:
     if (strlen(value) >= sizeof out->stringValue) {
-      msgf(msg, msglen, "parameter '%s': string longer than %zu bytes", info->name,
+      msgf(err, errcap, "parameter '%s': string longer than %zu bytes", info->name,
            sizeof out->stringValue - 1);
       return TW_ERANGE;
     }
@@ -129,7 +129,7 @@ int tw_mti_param_parse(const eslapi_CADIParameterInfo_t *info, const char *value
   default:
     break;
   }
-  return tw_mti_param_check(info, out, msg, msglen);
+  return tw_mti_param_check(info, out, err, errcap);
 }
 
 /* ---- the embedded ParameterInterface --------------------------------------------- */

@@ -38,22 +38,22 @@ static char *file_stem(const char *path)
   return s;
 }
 
-static int check_abi(void *dl, const char *path, char *msg, size_t msglen)
+static int check_abi(void *dl, const char *path, char *err, size_t errcap)
 {
   const struct tw_mti_plugin_abi *abi = dlsym(dl, TW_MTI_PLUGIN_ABI_SYMBOL);
   if (!abi) {
-    tw__mti_msg(msg, msglen,
+    tw__mti_msg(err, errcap,
                 "%s: not a tracewire MTI plugin (no symbol %s; build it with "
                 "TW_MTI_PLUGIN_EXPORT)", path, TW_MTI_PLUGIN_ABI_SYMBOL);
     return TW_EABI;
   }
   if (abi->magic != TW_MTI_ABI_MAGIC) {
-    tw__mti_msg(msg, msglen, "%s: %s has magic 0x%08x, expected 0x%08x; refusing to load it",
+    tw__mti_msg(err, errcap, "%s: %s has magic 0x%08x, expected 0x%08x; refusing to load it",
                 path, TW_MTI_PLUGIN_ABI_SYMBOL, (unsigned)abi->magic, TW_MTI_ABI_MAGIC);
     return TW_EABI;
   }
   if (abi->revision != TW_MTI_ABI_REVISION) {
-    tw__mti_msg(msg, msglen,
+    tw__mti_msg(err, errcap,
                 "%s: built for MTI plugin ABI revision %u, this tracewire supports revision "
                 "%u; refusing to load it (rebuild the plugin against these headers)",
                 path, (unsigned)abi->revision, TW_MTI_ABI_REVISION);
@@ -62,7 +62,7 @@ static int check_abi(void *dl, const char *path, char *msg, size_t msglen)
   return 0;
 }
 
-static int load_params(struct tw_mti_plugin *p, char *msg, size_t msglen)
+static int load_params(struct tw_mti_plugin *p, char *err, size_t errcap)
 {
   MTI_PluginFactory *f = p->factory;
   p->ninfos = f->vtbl->GetNumberOfParameters(f);
@@ -71,7 +71,7 @@ static int load_params(struct tw_mti_plugin *p, char *msg, size_t msglen)
   if (!(p->infos = calloc(p->ninfos, sizeof *p->infos)))
     return TW_ENOMEM;
   if (f->vtbl->GetParameterInfos(f, p->infos) != CADI_STATUS_OK) {
-    tw__mti_msg(msg, msglen, "%s: declares %u parameters but GetParameterInfos failed",
+    tw__mti_msg(err, errcap, "%s: declares %u parameters but GetParameterInfos failed",
                 p->path, (unsigned)p->ninfos);
     return TW_EINVAL;
   }
@@ -80,23 +80,23 @@ static int load_params(struct tw_mti_plugin *p, char *msg, size_t msglen)
   return 0;
 }
 
-static int bind_factory(struct tw_mti_plugin *p, char *msg, size_t msglen)
+static int bind_factory(struct tw_mti_plugin *p, char *err, size_t errcap)
 {
   GetCAInterfaceFunc entry;
   eslapi_CAInterface *ca;
   *(void **)&entry = dlsym(p->dl, TW_MTI_PLUGIN_ENTRY_SYMBOL);
   if (!entry) {
-    tw__mti_msg(msg, msglen, "%s: no entry symbol %s", p->path, TW_MTI_PLUGIN_ENTRY_SYMBOL);
+    tw__mti_msg(err, errcap, "%s: no entry symbol %s", p->path, TW_MTI_PLUGIN_ENTRY_SYMBOL);
     return TW_EABI;
   }
   if (!(ca = entry())) {
-    tw__mti_msg(msg, msglen, "%s: %s() returned NULL", p->path, TW_MTI_PLUGIN_ENTRY_SYMBOL);
+    tw__mti_msg(err, errcap, "%s: %s() returned NULL", p->path, TW_MTI_PLUGIN_ENTRY_SYMBOL);
     return TW_EINVAL;
   }
   p->factory = (MTI_PluginFactory *)ca->vtbl->ObtainInterface(ca, MTI_PluginFactory_IFNAME, 0,
                                                               &p->rev);
   if (!p->factory) {
-    tw__mti_msg(msg, msglen, "%s: does not implement %s", p->path, MTI_PluginFactory_IFNAME);
+    tw__mti_msg(err, errcap, "%s: does not implement %s", p->path, MTI_PluginFactory_IFNAME);
     return TW_EABI;
   }
   if (p->rev >= 1 && p->factory->vtbl->iVersion >= 1) {
@@ -106,10 +106,10 @@ static int bind_factory(struct tw_mti_plugin *p, char *msg, size_t msglen)
   }
   if (!p->prefix)
     p->prefix = file_stem(p->path);
-  return p->prefix ? load_params(p, msg, msglen) : TW_ENOMEM;
+  return p->prefix ? load_params(p, err, errcap) : TW_ENOMEM;
 }
 
-int tw_mti_plugin_load(struct tw_mti_plugin **out, const char *path, char *msg, size_t msglen)
+int tw_mti_plugin_load(struct tw_mti_plugin **out, const char *path, char *err, size_t errcap)
 {
   struct tw_mti_plugin *p;
   int rc;
@@ -119,13 +119,13 @@ int tw_mti_plugin_load(struct tw_mti_plugin **out, const char *path, char *msg, 
     return TW_ENOMEM;
   }
   if (!(p->dl = dlopen(path, RTLD_NOW | RTLD_LOCAL))) {
-    tw__mti_msg(msg, msglen, "cannot load plugin %s: %s", path, dlerror());
+    tw__mti_msg(err, errcap, "cannot load plugin %s: %s", path, dlerror());
     tw_mti_plugin_unload(p);
     return TW_ENOENT;
   }
-  rc = check_abi(p->dl, path, msg, msglen);
+  rc = check_abi(p->dl, path, err, errcap);
   if (rc == 0)
-    rc = bind_factory(p, msg, msglen);
+    rc = bind_factory(p, err, errcap);
   if (rc < 0) {
     tw_mti_plugin_unload(p);
     return rc;
@@ -162,12 +162,12 @@ const eslapi_CADIParameterInfo_t *tw__mti_plugin_param(const struct tw_mti_plugi
 
 /* "param=value" -> a checked value; messages name the plugin and parameter. */
 int tw__mti_plugin_parse(const struct tw_mti_plugin *p, const char *assignment,
-                         eslapi_CADIParameterValue_t *v, char *msg, size_t msglen)
+                         eslapi_CADIParameterValue_t *v, char *err, size_t errcap)
 {
   const char *eq = strchr(assignment, '=');
   const eslapi_CADIParameterInfo_t *info;
   if (!eq) {
-    tw__mti_msg(msg, msglen, "'%s': expected param=value", assignment);
+    tw__mti_msg(err, errcap, "'%s': expected param=value", assignment);
     return TW_EINVAL;
   }
   if (!(info = tw__mti_plugin_param(p, assignment, (size_t)(eq - assignment)))) {
@@ -175,16 +175,16 @@ int tw__mti_plugin_parse(const struct tw_mti_plugin *p, const char *assignment,
     for (uint32_t i = 0; i < p->ninfos; i++)
       snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "",
                p->infos[i].name);
-    tw__mti_msg(msg, msglen, "plugin %s has no parameter '%.*s' (it has: %s)", p->prefix,
+    tw__mti_msg(err, errcap, "plugin %s has no parameter '%.*s' (it has: %s)", p->prefix,
                 (int)(eq - assignment), assignment, p->ninfos ? known : "none");
     return TW_ENOENT;
   }
-  return tw_mti_param_parse(info, eq + 1, v, msg, msglen);
+  return tw_mti_param_parse(info, eq + 1, v, err, errcap);
 }
 
 int tw_mti_plugin_instantiate(struct tw_mti_plugin *p, const char *instance_name,
                               const char *const *assignments, size_t nassignments,
-                              MTI_PluginInstance **out, char *msg, size_t msglen)
+                              MTI_PluginInstance **out, char *err, size_t errcap)
 {
   eslapi_CADIParameterValue_t *vals = calloc(nassignments ? nassignments : 1, sizeof *vals);
   uint32_t n = 0;
@@ -196,7 +196,7 @@ int tw_mti_plugin_instantiate(struct tw_mti_plugin *p, const char *instance_name
   for (size_t i = 0; rc == 0 && i < nassignments; i++) {
     eslapi_CADIParameterValue_t v;
     uint32_t k;
-    rc = tw__mti_plugin_parse(p, assignments[i], &v, msg, msglen);
+    rc = tw__mti_plugin_parse(p, assignments[i], &v, err, errcap);
     for (k = 0; rc == 0 && k < n && vals[k].parameterID != v.parameterID; k++)
       ;
     if (rc == 0) /* a later assignment of the same parameter wins */
@@ -208,7 +208,7 @@ int tw_mti_plugin_instantiate(struct tw_mti_plugin *p, const char *instance_name
                                                                 0, NULL)
               : NULL;
     if (!*out) {
-      tw__mti_msg(msg, msglen, "plugin %s: Instantiate(\"%s\") %s", p->prefix, instance_name,
+      tw__mti_msg(err, errcap, "plugin %s: Instantiate(\"%s\") %s", p->prefix, instance_name,
                   ca ? "returned no MTI::PluginInstance" : "failed");
       rc = TW_EINVAL;
     }

@@ -69,15 +69,15 @@ static struct sess_inst *find_inst(const struct tw_mti_session *s, const char *n
   return NULL;
 }
 
-static struct tw_mti_plugin *plugin_for(struct tw_mti_session *s, const char *path, char *msg,
-                                        size_t msglen, int *rc)
+static struct tw_mti_plugin *plugin_for(struct tw_mti_session *s, const char *path, char *err,
+                                        size_t errcap, int *rc)
 {
   struct tw_mti_plugin *p, **pg;
   char **pa;
   for (size_t i = 0; i < s->nplugins; i++)
     if (strcmp(s->paths[i], path) == 0)
       return s->plugins[i];
-  if ((*rc = tw_mti_plugin_load(&p, path, msg, msglen)) < 0)
+  if ((*rc = tw_mti_plugin_load(&p, path, err, errcap)) < 0)
     return NULL;
   pg = realloc(s->plugins, (s->nplugins + 1) * sizeof *pg);
   if (pg)
@@ -95,22 +95,22 @@ static struct tw_mti_plugin *plugin_for(struct tw_mti_session *s, const char *pa
 }
 
 int tw_mti_session_add_plugin(struct tw_mti_session *s, const char *path,
-                              const char *instance_name, char *msg, size_t msglen)
+                              const char *instance_name, char *err, size_t errcap)
 {
   int rc = 0;
-  struct tw_mti_plugin *p = plugin_for(s, path, msg, msglen, &rc);
+  struct tw_mti_plugin *p = plugin_for(s, path, err, errcap, &rc);
   char name[CADI_NAME_SIZE];
   struct sess_inst *grown;
   if (!p)
     return rc;
   if (instance_name) {
     if (!*instance_name || strchr(instance_name, '.') || strchr(instance_name, '=')) {
-      tw__mti_msg(msg, msglen, "instance name '%s' must be non-empty without '.' or '='",
+      tw__mti_msg(err, errcap, "instance name '%s' must be non-empty without '.' or '='",
                   instance_name);
       return TW_EINVAL;
     }
     if (find_inst(s, instance_name, strlen(instance_name))) {
-      tw__mti_msg(msg, msglen, "instance name '%s' is already used", instance_name);
+      tw__mti_msg(err, errcap, "instance name '%s' is already used", instance_name);
       return TW_EEXIST;
     }
     snprintf(name, sizeof name, "%s", instance_name);
@@ -134,17 +134,17 @@ int tw_mti_session_add_plugin(struct tw_mti_session *s, const char *path,
  * "param=value". Instance names have no dots, so the first dot after
  * TRACE. ends it. */
 static struct sess_inst *split(const struct tw_mti_session *s, const char *a, const char **rest,
-                               char *msg, size_t msglen)
+                               char *err, size_t errcap)
 {
   const char *inst, *dot;
   struct sess_inst *si;
   if (strncmp(a, "TRACE.", 6) != 0 || !(dot = strchr(a + 6, '.')) || !strchr(dot, '=')) {
-    tw__mti_msg(msg, msglen, "'%s': expected TRACE.<instance>.<param>=value", a);
+    tw__mti_msg(err, errcap, "'%s': expected TRACE.<instance>.<param>=value", a);
     return NULL;
   }
   inst = a + 6;
   if (!(si = find_inst(s, inst, (size_t)(dot - inst)))) {
-    tw__mti_msg(msg, msglen, "'%s': no plugin instance named '%.*s'", a, (int)(dot - inst),
+    tw__mti_msg(err, errcap, "'%s': no plugin instance named '%.*s'", a, (int)(dot - inst),
                 inst);
     return NULL;
   }
@@ -152,22 +152,22 @@ static struct sess_inst *split(const struct tw_mti_session *s, const char *a, co
   return si;
 }
 
-int tw_mti_session_set_param(struct tw_mti_session *s, const char *assignment, char *msg,
-                             size_t msglen)
+int tw_mti_session_set_param(struct tw_mti_session *s, const char *assignment, char *err,
+                             size_t errcap)
 {
   const char *rest;
-  struct sess_inst *si = split(s, assignment, &rest, msg, msglen);
+  struct sess_inst *si = split(s, assignment, &rest, err, errcap);
   eslapi_CADIParameterValue_t v;
   char **grown;
   int rc;
   if (!si)
     return TW_ENOENT;
   if (si->inst) {
-    tw__mti_msg(msg, msglen, "'%s': instance already instantiated; use a runtime parameter",
+    tw__mti_msg(err, errcap, "'%s': instance already instantiated; use a runtime parameter",
                 assignment);
     return TW_EBUSY;
   }
-  if ((rc = tw__mti_plugin_parse(si->plugin, rest, &v, msg, msglen)) < 0)
+  if ((rc = tw__mti_plugin_parse(si->plugin, rest, &v, err, errcap)) < 0)
     return rc; /* refused now, with the message, rather than at instantiation */
   if (!(grown = realloc(si->assign, (si->nassign + 1) * sizeof *grown)))
     return TW_ENOMEM;
@@ -178,7 +178,7 @@ int tw_mti_session_set_param(struct tw_mti_session *s, const char *assignment, c
   return 0;
 }
 
-int tw_mti_session_instantiate(struct tw_mti_session *s, char *msg, size_t msglen)
+int tw_mti_session_instantiate(struct tw_mti_session *s, char *err, size_t errcap)
 {
   eslapi_CAInterface *sim = tw_mti_system_simulation(s->sys);
   for (size_t i = 0; i < s->ninsts; i++) {
@@ -188,11 +188,11 @@ int tw_mti_session_instantiate(struct tw_mti_session *s, char *msg, size_t msgle
     if (si->inst)
       continue;
     rc = tw_mti_plugin_instantiate(si->plugin, si->name, (const char *const *)si->assign,
-                                   si->nassign, &si->inst, msg, msglen);
+                                   si->nassign, &si->inst, err, errcap);
     if (rc < 0)
       return rc;
     if ((r = si->inst->vtbl->RegisterSimulation(si->inst, sim)) != CADI_STATUS_OK) {
-      tw__mti_msg(msg, msglen, "instance %s: RegisterSimulation failed (CADI status %d)",
+      tw__mti_msg(err, errcap, "instance %s: RegisterSimulation failed (CADI status %d)",
                   si->name, (int)r);
       return TW_EINVAL;
     }
@@ -207,41 +207,41 @@ MTI_PluginInstance *tw_mti_session_instance(const struct tw_mti_session *s, cons
 }
 
 int tw_mti_session_set_runtime_param(struct tw_mti_session *s, const char *assignment,
-                                     char *msg, size_t msglen)
+                                     char *err, size_t errcap)
 {
   const char *rest, *eq;
-  struct sess_inst *si = split(s, assignment, &rest, msg, msglen);
+  struct sess_inst *si = split(s, assignment, &rest, err, errcap);
   MTI_ParameterInterface *pi;
   eslapi_CADIParameterInfo_t info;
   eslapi_CADIParameterValue_t v;
-  eslapi_CADIFactoryErrorMessage_t err;
+  eslapi_CADIFactoryErrorMessage_t refusal;
   char pname[CADI_NAME_SIZE];
   int rc;
   if (!si)
     return TW_ENOENT;
   if (!si->inst) {
-    tw__mti_msg(msg, msglen, "'%s': instance %s is not instantiated yet", assignment, si->name);
+    tw__mti_msg(err, errcap, "'%s': instance %s is not instantiated yet", assignment, si->name);
     return TW_EINVAL;
   }
   pi = eslapi_ObtainPointer(si->inst, MTI_ParameterInterface);
   if (!pi) {
-    tw__mti_msg(msg, msglen, "instance %s has no runtime parameter interface", si->name);
+    tw__mti_msg(err, errcap, "instance %s has no runtime parameter interface", si->name);
     return TW_ENOTSUP;
   }
   eq = strchr(rest, '=');
   snprintf(pname, sizeof pname, "%.*s", (int)(eq - rest), rest);
   memset(&info, 0, sizeof info);
   if (pi->vtbl->GetParameterInfo(pi, pname, &info) != CADI_STATUS_OK) {
-    tw__mti_msg(msg, msglen, "instance %s has no parameter '%s'", si->name, pname);
+    tw__mti_msg(err, errcap, "instance %s has no parameter '%s'", si->name, pname);
     return TW_ENOENT;
   }
-  if ((rc = tw_mti_param_parse(&info, eq + 1, &v, msg, msglen)) < 0)
+  if ((rc = tw_mti_param_parse(&info, eq + 1, &v, err, errcap)) < 0)
     return rc;
-  memset(&err, 0, sizeof err);
-  if (pi->vtbl->SetParameterValues(pi, 1, &v, &err) != CADI_STATUS_OK) {
-    err.message[sizeof err.message - 1] = 0;
-    tw__mti_msg(msg, msglen, "instance %s refused %s: %s", si->name, rest,
-                err.message[0] ? err.message : "no reason given");
+  memset(&refusal, 0, sizeof refusal);
+  if (pi->vtbl->SetParameterValues(pi, 1, &v, &refusal) != CADI_STATUS_OK) {
+    refusal.message[sizeof refusal.message - 1] = 0;
+    tw__mti_msg(err, errcap, "instance %s refused %s: %s", si->name, rest,
+                refusal.message[0] ? refusal.message : "no reason given");
     return TW_EINVAL;
   }
   return 0;

@@ -14,13 +14,13 @@
 #include "model/mti_internal.h"
 #include "tracewire/error.h"
 
-void tw__mti_msg(char *msg, size_t msglen, const char *fmt, ...)
+void tw__mti_msg(char *err, size_t errcap, const char *fmt, ...)
 {
   va_list ap;
-  if (!msg || !msglen)
+  if (!err || !errcap)
     return;
   va_start(ap, fmt);
-  vsnprintf(msg, msglen, fmt, ap);
+  vsnprintf(err, errcap, fmt, ap);
   va_end(ap);
 }
 

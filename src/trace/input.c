@@ -181,7 +181,7 @@ int tw_input_open(struct tw_input *t, const char *path)
  * anything moves; the decoder checkpoint last, per source, and a source
  * whose checkpoint does not restore is read from the start. */
 static int seek_source(struct tw_input *t, struct tw_twt_index *ix, size_t i, long long from,
-                        long long to, char *why, size_t cap)
+                        long long to, char *err, size_t errcap)
 {
   struct tw_twt_resume at[TW_TWT_INDEX_SOURCES], stop[TW_TWT_INDEX_SOURCES];
   struct tw_input_src *s = &t->src[i];
@@ -189,20 +189,20 @@ static int seek_source(struct tw_input *t, struct tw_twt_index *ix, size_t i, lo
   long j = to >= 0 ? tw_twt_index_stop(ix, i, (uint64_t)to) : -1;
   int rc;
   if (j >= 0) {
-    if ((rc = tw_twt_index_point(ix, j, stop, why, cap)) < 0)
+    if ((rc = tw_twt_index_point(ix, j, stop, err, errcap)) < 0)
       return rc;
   }
   if (k >= 0) {
-    if ((rc = tw_twt_index_point(ix, k, at, why, cap)) < 0)
+    if ((rc = tw_twt_index_point(ix, k, at, err, errcap)) < 0)
       return rc;
     if (tw_decoder_restore(s->d, at[i].state, at[i].state_len) < 0) {
-      snprintf(why, cap, "%s: index: decoder state of source %d at point %ld does not restore",
+      snprintf(err, errcap, "%s: index: decoder state of source %d at point %ld does not restore",
                t->path, s->id, k);
       return TW_EBADMSG;
     }
     if ((rc = tw_conn_twt_seek(s->conn, at[i].foff, at[i].soff, at[i].resume)) < 0 ||
         (rc = tw_reader_resume(s->r, at[i].resume, at[i].packets, at[i].in_sync)) < 0) {
-      snprintf(why, cap, "%s", tw_conn_error(s->conn));
+      snprintf(err, errcap, "%s", tw_conn_error(s->conn));
       return rc; /* not recoverable: the source moved */
     }
     s->last_ns = at[i].last_ns;

@@ -367,12 +367,13 @@ struct tw_twt_index {
   size_t bufcap;
 };
 
-static int rd(struct tw_twt_index *ix, unsigned long long off, void *buf, size_t n, char *why,
-              size_t cap)
+static int rd(struct tw_twt_index *ix, unsigned long long off, void *buf, size_t n, char *err,
+              size_t errcap)
 {
   ssize_t k = pread(ix->fd, buf, n, (off_t)off);
   if (k != (ssize_t)n) {
-    snprintf(why, cap, "%s: index: read of %zu bytes at file offset %llu failed", ix->path, n, off);
+    snprintf(err, errcap, "%s: index: read of %zu bytes at file offset %llu failed", ix->path, n,
+             off);
     return TW_ESYS;
   }
   ix->nread += n;
@@ -382,15 +383,15 @@ static int rd(struct tw_twt_index *ix, unsigned long long off, void *buf, size_t
 
 /* A chunk header at off, whole inside the file (payload included). */
 static int chunk_at(struct tw_twt_index *ix, unsigned long long off, struct tw_twt_chunk *c,
-                    char *why, size_t cap)
+                    char *err, size_t errcap)
 {
   uint8_t h[TW_TWT_CHUNK_HDR_BYTES];
   if (off < TW_TWT_HDR_BYTES || off + sizeof h > ix->size) {
-    snprintf(why, cap, "%s: index: file offset %llu is outside the chunks (file %llu bytes)",
+    snprintf(err, errcap, "%s: index: file offset %llu is outside the chunks (file %llu bytes)",
              ix->path, off, ix->size);
     return TW_EBADMSG;
   }
-  int rc = rd(ix, off, h, sizeof h, why, cap);
+  int rc = rd(ix, off, h, sizeof h, err, errcap);
   if (rc < 0)
     return rc;
   c->type = (uint16_t)(h[4] | h[5] << 8);
@@ -400,13 +401,13 @@ static int chunk_at(struct tw_twt_index *ix, unsigned long long off, struct tw_t
   if (tw_load_le32(h) != TW_TWT_CHUNK_MAGIC || c->len > TW_TWT_MAX_CHUNK ||
       tw_load_le32(h + 12) != tw_twt_check_word(c->len, c->type, c->source) ||
       off + sizeof h + c->len > ix->size) {
-    snprintf(why, cap, "%s: index: file offset %llu is not a chunk header", ix->path, off);
+    snprintf(err, errcap, "%s: index: file offset %llu is not a chunk header", ix->path, off);
     return TW_EBADMSG;
   }
   return 0;
 }
 
-static int payload(struct tw_twt_index *ix, const struct tw_twt_chunk *c, char *why, size_t cap)
+static int payload(struct tw_twt_index *ix, const struct tw_twt_chunk *c, char *err, size_t errcap)
 {
   if (c->len > ix->bufcap) {
     uint8_t *b = realloc(ix->buf, c->len);
@@ -415,10 +416,11 @@ static int payload(struct tw_twt_index *ix, const struct tw_twt_chunk *c, char *
     ix->buf = b;
     ix->bufcap = c->len;
   }
-  return rd(ix, c->file_offset + TW_TWT_CHUNK_HDR_BYTES, ix->buf, c->len, why, cap);
+  return rd(ix, c->file_offset + TW_TWT_CHUNK_HDR_BYTES, ix->buf, c->len, err, errcap);
 }
 
-static int parse_toc(struct tw_twt_index *ix, const uint8_t *p, size_t len, char *why, size_t cap)
+static int parse_toc(struct tw_twt_index *ix, const uint8_t *p, size_t len, char *err,
+                     size_t errcap)
 {
   if (len < 16 || tw_load_le32(p + len - 4) != fnv(p, len - 4) || tw_load_le32(p) != 1)
     goto bad;
@@ -448,11 +450,11 @@ static int parse_toc(struct tw_twt_index *ix, const uint8_t *p, size_t len, char
   }
   return 0;
 bad:
-  snprintf(why, cap, "%s: index: TOC chunk at file offset %llu is malformed", ix->path, ix->toc);
+  snprintf(err, errcap, "%s: index: TOC chunk at file offset %llu is malformed", ix->path, ix->toc);
   return TW_EBADMSG;
 }
 
-static int load(struct tw_twt_index *ix, char *why, size_t cap)
+static int load(struct tw_twt_index *ix, char *err, size_t errcap)
 {
   struct stat st;
   if (fstat(ix->fd, &st) != 0)
@@ -467,25 +469,26 @@ static int load(struct tw_twt_index *ix, char *why, size_t cap)
   if (chunk_at(ix, ix->size - end_bytes, &c, ignore, sizeof ignore) < 0 || c.type != TW_TWT_END ||
       c.len != 32)
     return 0;
-  int rc = payload(ix, &c, why, cap);
+  int rc = payload(ix, &c, err, errcap);
   if (rc < 0)
     return rc;
   ix->toc = get64(ix->buf + 24);
   if (!ix->toc)
     return 0;
-  if ((rc = chunk_at(ix, ix->toc, &c, why, cap)) < 0)
+  if ((rc = chunk_at(ix, ix->toc, &c, err, errcap)) < 0)
     return rc;
   if (c.type != TW_TWT_TOC || ix->toc + TW_TWT_CHUNK_HDR_BYTES + c.len > ix->size - end_bytes) {
-    snprintf(why, cap, "%s: index: END points at file offset %llu, which is no TOC chunk", ix->path,
-             ix->toc);
+    snprintf(err, errcap, "%s: index: END points at file offset %llu, which is no TOC chunk",
+             ix->path, ix->toc);
     return TW_EBADMSG;
   }
-  if ((rc = payload(ix, &c, why, cap)) < 0 || (rc = parse_toc(ix, ix->buf, c.len, why, cap)) < 0)
+  if ((rc = payload(ix, &c, err, errcap)) < 0 ||
+      (rc = parse_toc(ix, ix->buf, c.len, err, errcap)) < 0)
     return rc;
   return 1;
 }
 
-int tw_twt_index_load(const char *path, struct tw_twt_index **out, char *why, size_t whycap)
+int tw_twt_index_load(const char *path, struct tw_twt_index **out, char *err, size_t errcap)
 {
   struct tw_twt_index *ix = calloc(1, sizeof *ix);
   if (!ix)
@@ -496,7 +499,7 @@ int tw_twt_index_load(const char *path, struct tw_twt_index **out, char *why, si
     free(ix);
     return 0;
   }
-  int rc = load(ix, why, whycap);
+  int rc = load(ix, err, errcap);
   if (rc <= 0) {
     tw_twt_index_free(ix);
     return rc;
@@ -543,7 +546,7 @@ long tw_twt_index_stop(const struct tw_twt_index *ix, size_t i, uint64_t to)
 }
 
 static int parse_point(struct tw_twt_index *ix, const struct tw_twt_chunk *c,
-                       struct tw_twt_resume *out, char *why, size_t cap)
+                       struct tw_twt_resume *out, char *err, size_t errcap)
 {
   if (c->len < 12)
     goto bad;
@@ -574,44 +577,46 @@ static int parse_point(struct tw_twt_index *ix, const struct tw_twt_chunk *c,
     goto bad;
   return 0;
 bad:
-  snprintf(why, cap, "%s: index: INDEX chunk at file offset %llu is malformed", ix->path,
+  snprintf(err, errcap, "%s: index: INDEX chunk at file offset %llu is malformed", ix->path,
            c->file_offset);
   return TW_EBADMSG;
 }
 
 /* The chunk a source resumes at must be a chunk, and the boundary inside
  * that source's bytes of it. */
-static int check_resume(struct tw_twt_index *ix, const struct tw_twt_resume *r, char *why, size_t cap)
+static int check_resume(struct tw_twt_index *ix, const struct tw_twt_resume *r, char *err,
+                        size_t errcap)
 {
   struct tw_twt_chunk c;
-  int rc = chunk_at(ix, r->foff, &c, why, cap);
+  int rc = chunk_at(ix, r->foff, &c, err, errcap);
   if (rc < 0)
     return rc;
   int mine = c.type == TW_TWT_DATA && (r->id < 0 || c.source == r->id);
   if (mine ? r->resume - r->soff >= c.len : r->resume != r->soff) {
-    snprintf(why, cap, "%s: index: source %d resumes at stream offset %llu, not inside the chunk at "
-             "file offset %llu", ix->path, r->id, r->resume, r->foff);
+    snprintf(err, errcap, "%s: index: source %d resumes at stream offset %llu, not inside the "
+             "chunk at file offset %llu", ix->path, r->id, r->resume, r->foff);
     return TW_EBADMSG;
   }
   return 0;
 }
 
-int tw_twt_index_point(struct tw_twt_index *ix, long k, struct tw_twt_resume *out, char *why,
-                       size_t whycap)
+int tw_twt_index_point(struct tw_twt_index *ix, long k, struct tw_twt_resume *out, char *err,
+                       size_t errcap)
 {
   if (k < 0 || (size_t)k >= ix->npts)
     return TW_EINVAL;
   struct tw_twt_chunk c;
-  int rc = chunk_at(ix, ix->pts[k].foff, &c, why, whycap);
+  int rc = chunk_at(ix, ix->pts[k].foff, &c, err, errcap);
   if (rc == 0 && c.type != TW_TWT_INDEX) {
-    snprintf(why, whycap, "%s: index: file offset %llu holds no INDEX chunk", ix->path, c.file_offset);
+    snprintf(err, errcap, "%s: index: file offset %llu holds no INDEX chunk", ix->path,
+             c.file_offset);
     rc = TW_EBADMSG;
   }
   if (rc == 0)
-    rc = payload(ix, &c, why, whycap);
+    rc = payload(ix, &c, err, errcap);
   if (rc == 0)
-    rc = parse_point(ix, &c, out, why, whycap);
+    rc = parse_point(ix, &c, out, err, errcap);
   for (size_t i = 0; rc == 0 && i < ix->nsrc; i++)
-    rc = check_resume(ix, &out[i], why, whycap);
+    rc = check_resume(ix, &out[i], err, errcap);
   return rc;
 }

@@ -43,8 +43,8 @@ struct tw_export;
 
 /* Creates the output (directory or file; an existing directory is reused,
  * files in it overwritten). TW_ENOENT for an unknown format. */
-int tw_export_open(struct tw_export **out, const struct tw_export_cfg *cfg, char *msg,
-                   size_t msglen);
+int tw_export_open(struct tw_export **out, const struct tw_export_cfg *cfg, char *err,
+                   size_t errcap);
 /* One event, in time order per stream (streams may interleave). */
 int tw_export_event(struct tw_export *x, const struct tw_event *ev);
 /* Cumulative events lost in transport on (endpoint, instance) as the
@@ -54,7 +54,7 @@ void tw_export_transport_loss(struct tw_export *x, uint16_t endpoint, uint16_t i
                               unsigned long long lost);
 /* Finishes the output (CTF metadata, trailers), closes and frees x. The
  * first error of the whole export is returned with its message. */
-int tw_export_close(struct tw_export *x, char *msg, size_t msglen);
+int tw_export_close(struct tw_export *x, char *err, size_t errcap);
 /* Events taken so far. */
 unsigned long long tw_export_count(const struct tw_export *x);
 /* The first error so far (0 none): a host can stop feeding early. */
@@ -75,7 +75,7 @@ MTI_PluginFactory *tw_export_plugin_factory(const char *format);
  * what the model does not carry (tw_export_transport_loss). */
 struct tw_export *tw_export_plugin_exporter(MTI_PluginInstance *instance);
 /* After Release: the instance's first error (0 when none) and message. */
-int tw_export_plugin_status(const char *format, char *msg, size_t msglen);
+int tw_export_plugin_status(const char *format, char *err, size_t errcap);
 
 #ifdef __cplusplus
 }

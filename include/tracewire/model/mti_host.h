@@ -10,7 +10,7 @@
  * tw_mti_system_feed() on that thread.
  *
  * Errors: int 0 or a negative TW_E* (tracewire/error.h); functions taking
- * msg/msglen also write a message naming what failed (may be NULL/0).
+ * err/errcap also write a message naming what failed (may be NULL/0).
  */
 #ifndef TRACEWIRE_MODEL_MTI_HOST_H
 #define TRACEWIRE_MODEL_MTI_HOST_H
@@ -86,7 +86,7 @@ struct tw_mti_plugin;
  * message, when missing or of another revision: nothing in the library is
  * called), then calls GetCAInterface() and obtains MTI_PluginFactory
  * revision >= 0 (GetPrefix only used when the factory has revision 1). */
-int tw_mti_plugin_load(struct tw_mti_plugin **out, const char *path, char *msg, size_t msglen);
+int tw_mti_plugin_load(struct tw_mti_plugin **out, const char *path, char *err, size_t errcap);
 /* Releases the factory and dlclose()s. Instances must be released first. */
 void tw_mti_plugin_unload(struct tw_mti_plugin *p);
 MTI_PluginFactory *tw_mti_plugin_factory(const struct tw_mti_plugin *p);
@@ -101,7 +101,7 @@ const char *tw_mti_plugin_prefix(const struct tw_mti_plugin *p);
  * *out is the instance (ObtainInterface already done). */
 int tw_mti_plugin_instantiate(struct tw_mti_plugin *p, const char *instance_name,
                               const char *const *assignments, size_t nassignments,
-                              MTI_PluginInstance **out, char *msg, size_t msglen);
+                              MTI_PluginInstance **out, char *err, size_t errcap);
 
 /* ---- sessions: plugins + instances + TRACE.<instance>.<param>=value ----- */
 
@@ -113,20 +113,20 @@ void tw_mti_session_destroy(struct tw_mti_session *s);
 /* Loads path (once per path) and queues one instance named instance_name
  * (NULL: the plugin's prefix; a taken name gets "_2", "_3", ...). */
 int tw_mti_session_add_plugin(struct tw_mti_session *s, const char *path,
-                              const char *instance_name, char *msg, size_t msglen);
+                              const char *instance_name, char *err, size_t errcap);
 /* "TRACE.<instance>.<param>=value" for a queued instance, applied at
  * instantiation. TW_ENOENT for an unknown instance or parameter. */
-int tw_mti_session_set_param(struct tw_mti_session *s, const char *assignment, char *msg,
-                             size_t msglen);
+int tw_mti_session_set_param(struct tw_mti_session *s, const char *assignment, char *err,
+                             size_t errcap);
 /* Instantiates every queued instance and calls RegisterSimulation. */
-int tw_mti_session_instantiate(struct tw_mti_session *s, char *msg, size_t msglen);
+int tw_mti_session_instantiate(struct tw_mti_session *s, char *err, size_t errcap);
 /* NULL until instantiated or for an unknown name. */
 MTI_PluginInstance *tw_mti_session_instance(const struct tw_mti_session *s, const char *name);
 /* At run time, through the instance's MTI_ParameterInterface:
  * "TRACE.<instance>.<param>=value" (TW_ENOTSUP when the instance has no
  * ParameterInterface; the plugin's refusal message is copied to msg). */
 int tw_mti_session_set_runtime_param(struct tw_mti_session *s, const char *assignment,
-                                     char *msg, size_t msglen);
+                                     char *err, size_t errcap);
 
 /* ---- parameter helpers (for plugins as well as the host) ----------------- */
 
@@ -134,10 +134,10 @@ int tw_mti_session_set_runtime_param(struct tw_mti_session *s, const char *assig
  * and dataType set): ints in C syntax (0x.. too) within [minValue,
  * maxValue], bools as 1/0/true/false, strings as is. */
 int tw_mti_param_parse(const eslapi_CADIParameterInfo_t *info, const char *value,
-                       eslapi_CADIParameterValue_t *out, char *msg, size_t msglen);
+                       eslapi_CADIParameterValue_t *out, char *err, size_t errcap);
 /* Checks a value against info (type and range); 0 or TW_EINVAL/TW_ERANGE. */
 int tw_mti_param_check(const eslapi_CADIParameterInfo_t *info,
-                       const eslapi_CADIParameterValue_t *v, char *msg, size_t msglen);
+                       const eslapi_CADIParameterValue_t *v, char *err, size_t errcap);
 
 /* A complete MTI_ParameterInterface over a table of declared parameters
  * and their current values, for a plugin instance to embed (caller

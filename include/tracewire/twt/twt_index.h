@@ -74,8 +74,8 @@ struct tw_twt_resume {
 
 /* 1 and *out: the file has a valid TOC; 0: no index (not indexed, or not
  * closed cleanly: END missing); TW_EBADMSG/TW_ESYS: an index that does not
- * hold up (why says what, where). Only the END, TOC are read. */
-int tw_twt_index_load(const char *path, struct tw_twt_index **out, char *why, size_t whycap);
+ * hold up (err says what, where). Only the END, TOC are read. */
+int tw_twt_index_load(const char *path, struct tw_twt_index **out, char *err, size_t errcap);
 void tw_twt_index_free(struct tw_twt_index *ix);
 size_t tw_twt_index_nsources(const struct tw_twt_index *ix);
 size_t tw_twt_index_npoints(const struct tw_twt_index *ix);
@@ -91,9 +91,9 @@ long tw_twt_index_start(const struct tw_twt_index *ix, size_t i, uint64_t from);
 /* The first point after which source i has no event <= to, or -1. */
 long tw_twt_index_stop(const struct tw_twt_index *ix, size_t i, uint64_t to);
 /* Read and check point k's INDEX chunk: out[nsources] filled (pointers
- * valid until the next call). 0, or TW_EBADMSG/TW_ESYS with why set. */
-int tw_twt_index_point(struct tw_twt_index *ix, long k, struct tw_twt_resume *out, char *why,
-                       size_t whycap);
+ * valid until the next call). 0, or TW_EBADMSG/TW_ESYS with err set. */
+int tw_twt_index_point(struct tw_twt_index *ix, long k, struct tw_twt_resume *out, char *err,
+                       size_t errcap);
 /* File bytes the index read (for the "how much was read" accounting). */
 unsigned long long tw_twt_index_bytes_read(const struct tw_twt_index *ix);
 
