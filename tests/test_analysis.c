@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "tracewire/analysis.h"
+#include "tracewire/events_gen.h"
 #include "tracewire/mti_host.h"
 #include "tracewire/scenario.h"
 
@@ -366,6 +367,48 @@ static void test_engine_direct(void **state)
   tw_an_destroy(a);
 }
 
+static struct tw_an_ev task_name(uint16_t task, uint32_t prio)
+{
+  struct tw_an_ev e = {.id = TW_EV_NAME, .task = TW_AN_NO_TASK, .obj = task, .type = TW_OBJ_TASK,
+                       .index = prio};
+  return e;
+}
+
+/* Issue 19 item 1: a task blocks on a mutex whose owner (task 40) this core
+ * has never seen, so the deadlock check grows the core's task table while
+ * block() still holds the blocked task. The inversion that starts at the
+ * block (a middle-priority task runs) must land on the live task: it is
+ * reported from the block to the switch back. Under ASan the stale pointer
+ * was a heap-use-after-free; without, the inversion start was lost. */
+static void test_block_on_unseen_owner(void **state)
+{
+  (void)state;
+  struct tw_an *a;
+  assert_int_equal(tw_an_create(&a, NULL), 0);
+  const struct tw_an_ev names[] = {task_name(1, 8), task_name(2, 5), task_name(40, 1)};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    tw_an_event(a, 0, &names[i]);
+  const struct tw_an_ev c1[] = {ev(10, TW_EV_TASK_SWITCH, TW_AN_NO_TASK, 0, 40),
+                                ev(20, TW_EV_MUTEX, 40, 1, TW_MUTEX_Lock)};
+  for (size_t i = 0; i < sizeof c1 / sizeof c1[0]; i++)
+    tw_an_event(a, 1, &c1[i]);
+  const struct tw_an_ev c0[] = {ev(30, TW_EV_TASK_SWITCH, TW_AN_NO_TASK, 0, 1),
+                                ev(35, TW_EV_TASK_SWITCH, TW_AN_NO_TASK, 0, 2),
+                                ev(40, TW_EV_MUTEX, 1, 1, TW_MUTEX_Block),
+                                ev(100, TW_EV_TASK_SWITCH, TW_AN_NO_TASK, 0, 1)};
+  for (size_t i = 0; i < sizeof c0 / sizeof c0[0]; i++)
+    tw_an_event(a, 0, &c0[i]);
+  tw_an_finish(a);
+  assert_int_equal(count_kind(a, TW_AN_PRIO_INVERSION), 1);
+  const struct tw_an_finding *f = first_kind(a, TW_AN_PRIO_INVERSION);
+  assert_int_equal(f->core, 0);
+  assert_int_equal(f->t0, 40 * US);
+  assert_int_equal(f->t1, 100 * US);
+  assert_int_equal(f->ns, 60 * US);
+  assert_true(has_task(f, 1) && has_task(f, 40) && has_task(f, 2));
+  tw_an_destroy(a);
+}
+
 /* A loss inside an interrupt: the frame is closed at the gap (its LeaveInt
  * may be among the lost events), not charged to the end of the trace. */
 static void test_gap_closes_interrupts(void **state)
@@ -449,6 +492,7 @@ int main(void)
     cmocka_unit_test(test_hist_accuracy),
     cmocka_unit_test(test_engine_direct),
     cmocka_unit_test(test_gap_closes_interrupts),
+    cmocka_unit_test(test_block_on_unseen_owner),
     cmocka_unit_test(test_plugin_library),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

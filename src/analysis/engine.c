@@ -427,7 +427,11 @@ static void block(struct tw_an *a, int core, struct an_task *t, unsigned kind, u
     t->inv_seen = 0;
     t->inv_ns = 0;
     t->ninv_mid = 0;
+    uint16_t num = t->num;
     deadlock_check(a, core, t, now);
+    /* deadlock_check may meet a mutex owner this core has not seen yet and
+     * grow c->tasks: t may point into the freed array now. */
+    t = &c->tasks[num];
     inv_eval_one(a, c, t, now);
   }
 }
