@@ -409,6 +409,50 @@ static void test_block_on_unseen_owner(void **state)
   tw_an_destroy(a);
 }
 
+/* Issue 19 item 2: a timestamp near 2^64 ns (one flipped bit) made the
+ * window width wrap to 0 and the engine loop forever; alarm() turns a hang
+ * back into a failure. The span is charged exactly, and each window's load
+ * stays a per-mille. */
+static void test_window_near_clock_end(void **state)
+{
+  (void)state;
+  struct tw_an *a;
+  assert_int_equal(tw_an_create(&a, NULL), 0);
+  struct tw_an_ev e[] = {ev(0, TW_EV_TASK_SWITCH, TW_AN_NO_TASK, 0, 1),
+                         ev(0, TW_EV_TASK_SWITCH, TW_AN_NO_TASK, 0, 2),
+                         ev(0, TW_EV_TASK_SWITCH, TW_AN_NO_TASK, 0, 1)};
+  e[1].t = UINT64_MAX - 1000;
+  e[2].t = UINT64_MAX;
+  alarm(60);
+  for (size_t i = 0; i < sizeof e / sizeof e[0]; i++)
+    tw_an_event(a, 0, &e[i]);
+  tw_an_finish(a);
+  alarm(0);
+  struct tw_an_task_stats t;
+  assert_int_equal(tw_an_task(a, 0, 1, &t), 0);
+  assert_true(t.cpu_ns == UINT64_MAX - 1000);
+  assert_int_equal(tw_an_task(a, 0, 2, &t), 0);
+  assert_int_equal(t.cpu_ns, 1000);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  assert_non_null(f);
+  tw_an_write_json(a, f);
+  assert_int_equal(fclose(f), 0);
+  const char *p = strstr(buf, "\"load_permille\":[");
+  assert_non_null(p); /* task 1's: busy in every window but the last */
+  p += strlen("\"load_permille\":[");
+  assert_int_equal(strtoul(p, NULL, 10), 1000);
+  for (char *q = (char *)p; *q && *q != ']'; q++) {
+    unsigned long v = strtoul(q, &q, 10);
+    assert_true(v <= 1000);
+    if (*q == ']')
+      break;
+  }
+  free(buf);
+  tw_an_destroy(a);
+}
+
 /* A loss inside an interrupt: the frame is closed at the gap (its LeaveInt
  * may be among the lost events), not charged to the end of the trace. */
 static void test_gap_closes_interrupts(void **state)
@@ -493,6 +537,7 @@ int main(void)
     cmocka_unit_test(test_engine_direct),
     cmocka_unit_test(test_gap_closes_interrupts),
     cmocka_unit_test(test_block_on_unseen_owner),
+    cmocka_unit_test(test_window_near_clock_end),
     cmocka_unit_test(test_plugin_library),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

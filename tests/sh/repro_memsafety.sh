@@ -41,4 +41,12 @@ expect 3 uaf-summary "$tw" summary "$uaf"
 expect 3 uaf-report "$tw" report "$uaf" -o "$tmp/uaf.html"
 expect 3 uaf-run "$tw" run "$uaf" --plugin "$build/examples/plugins/libanalysis.so@an"
 
+# 2. a timestamp near 2^64 ns (one flipped bit, valid on the wire): the
+# load windows' width wrapped and analyze looped forever
+hang=$repro/hang_1bitflip.twt
+expect 0 hang-analyze "$tw" analyze "$hang"
+expect 0 hang-summary "$tw" summary "$hang"
+expect 0 hang-report "$tw" report "$hang" -o "$tmp/hang.html"
+expect 0 hang-run "$tw" run "$hang" --plugin "$build/examples/plugins/libanalysis.so@an"
+
 echo "repro_memsafety: ok"
