@@ -15,6 +15,7 @@
 #include "tracewire/analysis.h"
 #include "tracewire/events_gen.h"
 #include "tracewire/mti_host.h"
+#include "tracewire/report.h"
 #include "tracewire/scenario.h"
 
 #define US 1000ull
@@ -453,6 +454,87 @@ static void test_window_near_clock_end(void **state)
   tw_an_destroy(a);
 }
 
+/* The page's column `id` (base64 of LEB128 zigzag deltas) summed back into
+ * times, as the page's script does; returns how many. */
+static size_t page_times(const char *html, const char *id, int64_t *out, size_t cap)
+{
+  char key[64];
+  snprintf(key, sizeof key, "id=\"%s\">", id);
+  const char *p = strstr(html, key);
+  assert_non_null(p);
+  p += strlen(key);
+  static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  uint8_t raw[256];
+  size_t nraw = 0;
+  uint32_t acc = 0;
+  int bits = 0;
+  for (; *p && *p != '<'; p++) {
+    const char *c = strchr(tab, *p);
+    if (!c)
+      continue; /* newlines, padding */
+    acc = acc << 6 | (uint32_t)(c - tab);
+    if ((bits += 6) >= 8) {
+      assert_true(nraw < sizeof raw);
+      raw[nraw++] = (uint8_t)(acc >> (bits -= 8));
+    }
+  }
+  size_t n = 0;
+  uint64_t sum = 0;
+  for (size_t i = 0; i < nraw && n < cap;) {
+    uint64_t v = 0;
+    for (int sh = 0; i < nraw; sh += 7) {
+      v |= (uint64_t)(raw[i] & 127) << sh;
+      if (!(raw[i++] & 128))
+        break;
+    }
+    sum += (v >> 1) ^ (0u - (v & 1));
+    memcpy(&out[n++], &sum, sizeof sum);
+  }
+  return n;
+}
+
+/* Issue 19 item 3: the report's times are ns from the trace's start; one
+ * damaged timestamp near 2^64 ns wrapped to a negative time and the delta
+ * to the next overflowed (UBSan). Times saturate at +-(2^62 - 1) ns
+ * (docs/analyses.md), so the page shows them in order, at the edge. */
+static void test_report_extreme_times(void **state)
+{
+  (void)state;
+  const uint64_t t0 = 1ull << 63, lim = (1ull << 62) - 1;
+  struct tw_an *a;
+  assert_int_equal(tw_an_create(&a, NULL), 0);
+  tw_an_finish(a);
+  struct tw_report *r;
+  struct tw_report_cfg cfg = {.t0 = t0, .t1 = t0 + 1000, .title = "extreme"};
+  assert_int_equal(tw_report_open(&r, &cfg), 0);
+  const uint64_t ts[] = {0, t0 + 10, t0 + lim + 7, UINT64_MAX};
+  const int64_t want[] = {-(int64_t)lim, 10, (int64_t)lim, (int64_t)lim};
+  for (size_t i = 0; i < 4; i++) {
+    struct tw_an_item it = {.kind = TW_AN_ITEM_EVENT, .t = ts[i], .lane_kind = TW_OBJ_TASK,
+                            .lane = 1, .id = TW_EV_TASK_SWITCH, .type = 1,
+                            .task = TW_AN_NO_TASK};
+    tw_report_item(r, &it);
+  }
+  struct tw_an_item run = {.kind = TW_AN_ITEM_STATE, .t = 0, .t1 = UINT64_MAX,
+                           .lane_kind = TW_OBJ_TASK, .lane = 1, .state = TW_AN_RUNNING};
+  tw_report_item(r, &run);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  assert_non_null(f);
+  assert_int_equal(tw_report_write(r, a, f), 0);
+  assert_int_equal(fclose(f), 0);
+  int64_t got[8];
+  assert_int_equal(page_times(buf, "tw-ev-t", got, 8), 4);
+  for (size_t i = 0; i < 4; i++)
+    assert_true(got[i] == want[i]);
+  assert_int_equal(page_times(buf, "tw-sg-t0", got, 8), 1);
+  assert_true(got[0] == -(int64_t)lim);
+  free(buf);
+  tw_report_close(r);
+  tw_an_destroy(a);
+}
+
 /* A loss inside an interrupt: the frame is closed at the gap (its LeaveInt
  * may be among the lost events), not charged to the end of the trace. */
 static void test_gap_closes_interrupts(void **state)
@@ -538,6 +620,7 @@ int main(void)
     cmocka_unit_test(test_gap_closes_interrupts),
     cmocka_unit_test(test_block_on_unseen_owner),
     cmocka_unit_test(test_window_near_clock_end),
+    cmocka_unit_test(test_report_extreme_times),
     cmocka_unit_test(test_plugin_library),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

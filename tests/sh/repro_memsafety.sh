@@ -49,4 +49,8 @@ expect 0 hang-summary "$tw" summary "$hang"
 expect 0 hang-report "$tw" report "$hang" -o "$tmp/hang.html"
 expect 0 hang-run "$tw" run "$hang" --plugin "$build/examples/plugins/libanalysis.so@an"
 
+# 3. the report's time deltas overflowed (signed) on a wrapped timestamp
+expect 3 ubsan-report "$tw" report "$repro/ubsan_report.twt" -o "$tmp/ubsan.html"
+grep -q '</html>' "$tmp/ubsan.html" || fail "ubsan-report: the page is incomplete"
+
 echo "repro_memsafety: ok"
