@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "tracewire/wire/merge.h"
 
 void cli_err(const char *fmt, ...)
 {
@@ -42,6 +43,32 @@ unsigned long long cli_parse_size(const char *s)
   if (end == s || *end || *s == '-' || errno == ERANGE || v > (~0ull >> shift))
     return 0;
   return v << shift;
+}
+
+int cli_parse_uint(const char *s, unsigned long long min, unsigned long long max,
+                   unsigned long long *out)
+{
+  char *end;
+  if (*s < '0' || *s > '9')
+    return -1; /* strtoull would take a sign (and negate) or spaces */
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (*end || errno == ERANGE || v < min || v > max)
+    return -1;
+  *out = v;
+  return 0;
+}
+
+int cli_parse_window(const char *cmd, const char *arg, size_t *out)
+{
+  unsigned long long v;
+  if (cli_parse_uint(arg, 1, TW_MERGE_MAX_WINDOW, &v) < 0) {
+    cli_err("%s: --window '%s': want a number of events from 1 to %u", cmd, arg,
+            TW_MERGE_MAX_WINDOW);
+    return -1;
+  }
+  *out = (size_t)v;
+  return 0;
 }
 
 int cli_trace_status(const struct tw_input *t)

@@ -31,5 +31,12 @@ long long cli_parse_seconds(const char *s);
 /* "N", "NK", "NM", "NG" (decimal, powers of 1024) -> bytes; 0 for anything
  * else, including 0 itself and values that overflow. */
 unsigned long long cli_parse_size(const char *s);
+/* Decimal digits only (no sign, space or suffix) within [min, max] -> *out;
+ * -1 for anything else. */
+int cli_parse_uint(const char *s, unsigned long long min, unsigned long long max,
+                   unsigned long long *out);
+/* --window N of print, export, run: 1..TW_MERGE_MAX_WINDOW; otherwise a
+ * usage error naming the option on stderr and -1. */
+int cli_parse_window(const char *cmd, const char *arg, size_t *out);
 
 #endif

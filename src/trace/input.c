@@ -319,8 +319,9 @@ int tw_input_feed(struct tw_input *t, struct tw_mti_system *sys, size_t window, 
                   tw_event_fn feed, void *ctx)
 {
   struct tw_merge *m = NULL;
-  if (merged && tw_merge_open(&m, window, feed, ctx) < 0)
-    return TW_ENOMEM;
+  int mrc = merged ? tw_merge_open(&m, window, feed, ctx) : 0;
+  if (mrc < 0)
+    return mrc;
   t->on_event = m ? tw_merge_push : feed;
   t->ev_ctx = m ? (void *)m : ctx;
   tw_mti_system_start(sys);

@@ -78,7 +78,8 @@ struct tw_mti_system;
 /* Run the trace into a trace model: start sys, decode everything, events
  * to feed(ctx, ev) in time order through a merge of `window` events (or
  * straight, each stream in its own order, when merged is 0), flush, stop.
- * Returns what tw_input_run() does, feed's value, or TW_ENOMEM (no merge). */
+ * Returns what tw_input_run() does, feed's value, or TW_ENOMEM, TW_ERANGE
+ * (no merge). */
 int tw_input_feed(struct tw_input *t, struct tw_mti_system *sys, size_t window, int merged,
                   tw_event_fn feed, void *ctx);
 /* Only events in [from, to] ns are wanted (-1: open end), so a .twt with
