@@ -4,7 +4,8 @@
 # program calling the target API links against the C library (extern "C").
 # tracewire/freertos.h needs FreeRTOS.h first: the FreeRTOS C++ test
 # (tests/freertos/cxx_app.cpp) covers it. Host headers need POSIX
-# (struct timespec): they are compiled with _POSIX_C_SOURCE.
+# (struct timespec): the headers of the host layers (io/, wire/, twt/,
+# model/, ...) are compiled with _POSIX_C_SOURCE.
 # Args: build dir, source dir.
 set -euo pipefail
 b=$1 src=$2
@@ -18,7 +19,7 @@ n=0
 for h in $(cd "$src/include" && ls tracewire/*.h tracewire/*/*.h); do
   [ "$h" = tracewire/freertos.h ] && continue
   defs=()
-  case $h in tracewire/host/*) defs=(-D_POSIX_C_SOURCE=200809L) ;; esac
+  case $h in tracewire/compat/*|tracewire/hooks/*) ;; tracewire/*/*) defs=(-D_POSIX_C_SOURCE=200809L) ;; esac
   printf '#include "%s"\n#include "%s"\nint tw__hc;\n' "$h" "$h" > "$out/h.c"
   for mode in "gcc -std=c99" "gcc -std=c11" "g++ -std=c++11 -x c++"; do
     # shellcheck disable=SC2086
@@ -38,6 +39,7 @@ cat > "$out/link.cpp" <<'CPP'
 #include "tracewire/trace.h"
 #include "tracewire/compat/event_logger.h"
 #include "tracewire/compat/uia.h"
+#include "tracewire/wire/decoder.h"
 #include <cstdio>
 #include <cstring>
 
@@ -57,11 +59,15 @@ int main()
            tw_event_desc_by_id(TW_EV_MUTEX) != NULL;
   (void)tw_port_timestamp_hz();
   tw_mutex(1, 2, TW_MUTEX_Lock);
+  struct tw_decoder *d = NULL; /* and the host side */
+  ok = ok && tw_decoder_open(&d, NULL) == 0;
+  if (d)
+    tw_decoder_close(d);
   std::printf("%s\n", tw_strerror(ok ? 0 : TW_EINVAL));
   return ok ? 0 : 1;
 }
 CPP
 g++ -std=c++11 -pedantic -Wall -Wextra -Werror -I"$src/include" "$out/link.cpp" \
-  "$b/src/libtw_target.a" -lpthread -o "$out/link"
+  "$b/src/libtw_wire.a" "$b/src/libtw_io.a" "$b/src/libtw_target.a" -lpthread -o "$out/link"
 "$out/link" > /dev/null
-echo "headers_c_cxx: $n public headers compile as C99, C11 and C++11; C++ links the target library"
+echo "headers_c_cxx: $n public headers compile as C99, C11 and C++11; C++ links the target and wire libraries"

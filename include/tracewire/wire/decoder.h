@@ -40,6 +40,10 @@
 #include "tracewire/uia.h"
 #include "tracewire/wire/reader.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct tw_decoder_cfg {
   size_t max_streams;   /* default 64 */
   size_t max_names;     /* per decoder, default 65536 */
@@ -140,5 +144,9 @@ int tw_decoder_save(const struct tw_decoder *d, void *buf, size_t cap);
 int tw_decoder_restore(struct tw_decoder *d, const void *buf, size_t len);
 /* ns for a stream's ticks, with its frequency. */
 uint64_t tw_decoder_ticks_to_ns(const struct tw_decoder *d, int stream, uint64_t ticks);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
