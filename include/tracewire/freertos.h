@@ -45,8 +45,13 @@ struct tw_freertos_collector {
   /* The longest the collector blocks without an event: how late a
    * partial packet, a SYNC or a host command may be handled. 0: 10 ms. */
   TickType_t period_ticks;
+  /* The collector's account, for other tasks (written by the collector
+   * after each round; read with tw_freertos_recording/_stopped). */
+  volatile int recording;        /* the streamer is recording */
+  volatile int idle;             /* stopped, nothing queued or unsent */
   /* private */
   TaskHandle_t task;
+  volatile uint32_t stop_reason; /* 0: none; else reason + 1 */
   size_t rxlen;
   uint8_t rx[TW_FREERTOS_RX_BYTES];
 };
@@ -60,6 +65,16 @@ int tw_freertos_start(struct tw_freertos_collector *c, const char *name,
 
 /* The collector task's handle (NULL before it started). Any context. */
 TaskHandle_t tw_freertos_collector_task(void);
+
+/* Ask the collector to stop recording, as the host's STOP would: it
+ * drains the ring, announces the drops, writes TRACE_STOP (reason, e.g.
+ * 1 = application) and flushes. Task context. */
+void tw_freertos_request_stop(struct tw_freertos_collector *c, uint32_t reason);
+/* 1 while recording (the host's START came); 1 once stopped with
+ * everything sent. Any task; the values are those of the collector's last
+ * round (it runs at least every period_ticks). */
+int tw_freertos_recording(const struct tw_freertos_collector *c);
+int tw_freertos_stopped(const struct tw_freertos_collector *c);
 
 #ifdef __cplusplus
 }

@@ -119,6 +119,14 @@ int tw_logger_get(struct tw_logger *l, struct tw_logger_rec *rec,
 int tw_logger_get_wait(struct tw_logger *l, struct tw_logger_rec *rec,
                        uint32_t *buf, uint32_t cap, uint32_t timeout);
 
+/* Words in use (committed or being written), as one relaxed look at both
+ * indices: a snapshot for deciding when to look again ("has the collector
+ * caught up?"), not a count to rely on. Any context. */
+static inline uint32_t tw_logger_used(const struct tw_logger *l)
+{
+  return __atomic_load_n(&l->head, __ATOMIC_RELAXED) - __atomic_load_n(&l->tail, __ATOMIC_RELAXED);
+}
+
 /* Take the drops not yet attached to an event (they are then the
  * caller's to report; each drop is reported exactly once, here or with a
  * later event). The streamer announces them before TRACE_STOP. Consumer

@@ -133,6 +133,32 @@ static void pump_commands(struct tw_freertos_collector *c)
   (void)tw_cmd_poll(c->cmd);
 }
 
+void tw_freertos_request_stop(struct tw_freertos_collector *c, uint32_t reason)
+{
+  __atomic_store_n(&c->stop_reason, reason + 1u, __ATOMIC_RELEASE);
+  if (c->task)
+    xTaskNotifyGive(c->task);
+}
+
+int tw_freertos_recording(const struct tw_freertos_collector *c)
+{
+  return c->recording;
+}
+
+int tw_freertos_stopped(const struct tw_freertos_collector *c)
+{
+  return c->idle;
+}
+
+/* The state other tasks may ask about, after a round. */
+static void publish(struct tw_freertos_collector *c)
+{
+  const struct tw_streamer *s = c->streamer;
+  c->recording = tw_streamer_running(s);
+  c->idle = !s->running && !s->nwork && !s->held && !s->pend &&
+            s->fill == TW_STREAMER_HDR_BYTES && !c->stop_reason;
+}
+
 static void collector_main(void *arg)
 {
   struct tw_freertos_collector *c = arg;
@@ -143,8 +169,12 @@ static void collector_main(void *arg)
   __atomic_store_n(&collector, xTaskGetCurrentTaskHandle(), __ATOMIC_RELEASE);
   tw_klog_register_collector();
   for (;;) {
+    uint32_t stop = __atomic_exchange_n(&c->stop_reason, 0u, __ATOMIC_ACQUIRE);
+    if (stop)
+      (void)tw_streamer_stop(c->streamer, stop - 1u);
     pump_commands(c);
     (void)tw_streamer_poll(c->streamer, (uint32_t)period);
+    publish(c);
   }
 }
 
