@@ -27,7 +27,9 @@ void app_tick_hook(void);
  * Called by the platform once tracing stopped. */
 void app_print_counts(void (*line)(const char *text));
 
-/* Supplied by the platform: the run is over (status 0: as planned). */
+/* Supplied by the platform: the run is over (status 0: as planned); one
+ * line of text for whoever watches the run. */
 void app_platform_finish(int status);
+void app_platform_log(const char *line);
 
 #endif

@@ -114,14 +114,14 @@ void vApplicationTickHook(void)
   app_tick_hook();
 }
 
-static void print_line(const char *text)
+void app_platform_log(const char *text)
 {
   fprintf(stderr, "%s\n", text);
 }
 
 void app_platform_finish(int status)
 {
-  app_print_counts(print_line);
+  app_print_counts(app_platform_log);
   struct tw_streamer_stats st;
   tw_streamer_stats(&streamer, &st);
   fprintf(stderr, "tw-freertos-app: %lu events, %lu dropped (announced), %lu packets, %lu bytes\n",

@@ -20,11 +20,8 @@ set -euo pipefail
 B=$1
 S=$2
 kind=${TARGET:-host}
-case $kind in
-  host) app=$B/examples/freertos-posix/tw-freertos-app ;;
-  qemu) app=qemu ;;
-esac
-if [ "$kind" = host ] && [ ! -x "$app" ]; then
+app=$B/examples/freertos-posix/tw-freertos-app
+if [ ! -x "$app" ]; then
   echo "freertos_app.sh: SKIPPED: no FreeRTOS kernel (configure with -DFREERTOS_KERNEL_PATH=...;" \
        "tests/sh/freertos_kernel.sh says more)" >&2
   [ "${CI:-}" = true ] && exit 1
