@@ -15,6 +15,13 @@
  *       .streamer = &s, .cmd = &k, .receive = my_rx, .period_ticks = pdMS_TO_TICKS(10) };
  *     tw_freertos_start(&c, "tw", 512, 1); // before or after vTaskStartScheduler
  *
+ * SMP: build the target library with TW_CFG_CORES = configNUMBER_OF_CORES;
+ * each core records into its own ring (the glue supplies tw_port_core_id
+ * from portGET_CORE_ID), streamed as logger instance = core. The
+ * collector drains every core's streamer; wakes from inside the kernel
+ * are deferred on SMP (tw_freertos.c), so it also wakes every
+ * period_ticks.
+ *
  * Include after FreeRTOS.h and task.h.
  */
 #ifndef TRACEWIRE_FREERTOS_H
@@ -39,6 +46,11 @@ typedef size_t (*tw_freertos_rx_fn)(void *ctx, void *buf, size_t cap);
 
 struct tw_freertos_collector {
   struct tw_streamer *streamer;  /* initialised, with the application's send */
+  /* SMP (configNUMBER_OF_CORES > 1): the streamers of cores 1.. (source
+   * tw_source_klog_core(core), instance_id = core, secondary = 1), in
+   * core order; they follow streamer's START, STOP and mask. */
+  struct tw_streamer *const *more;
+  unsigned nmore;
   struct tw_cmd *cmd;            /* NULL: no host commands */
   tw_freertos_rx_fn receive;     /* NULL: no host commands */
   void *receive_ctx;

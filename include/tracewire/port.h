@@ -49,6 +49,14 @@ void tw_port_wait(uint32_t *word, uint32_t expect, uint32_t ticks);
  * including interrupt handlers (POSIX: async-signal-safe). */
 void tw_port_wake(uint32_t *word);
 
+/* SMP builds only (TW_CFG_CORES > 1, tracewire/klog_config.h): the index
+ * of the core running the caller, 0..TW_CFG_CORES-1; any context, cheap
+ * (every event asks). Supplied by the RTOS integration (FreeRTOS:
+ * portGET_CORE_ID(), src/port/freertos/), never called otherwise. An
+ * event recorded while its task migrates lands in either core's ring:
+ * both are multi-producer, nothing is lost. */
+uint32_t tw_port_core_id(void);
+
 /* Mask interrupts (and on POSIX, signals plus other threads) and return a
  * key restoring the previous state. Nestable through the key. Any context.
  * Used by the core only where CAS is not lock-free. */

@@ -99,6 +99,9 @@ struct tw_streamer_cfg {
   uint32_t flush_ticks;   /* a partial packet waits at most this long at
                              congestion 0 (clock ticks); 0 = no timed flush */
   uint32_t initial_mask;  /* mask START puts in force */
+  /* 1: another streamer of the same endpoint (core 0's on SMP) sends the
+   * names and custom declarations; this one sends events only */
+  uint8_t secondary;
 };
 
 struct tw_streamer_stats {
@@ -192,8 +195,11 @@ void tw_streamer_stats(const struct tw_streamer *s, struct tw_streamer_stats *st
 void tw_streamer_reset_stats(struct tw_streamer *s);
 static inline int tw_streamer_running(const struct tw_streamer *s) { return s->running; }
 
-/* The kernel event logger as a source (src/target/source_klog.c). */
+/* The kernel event logger as a source (src/target/source_klog.c): core
+ * 0's, or (SMP, TW_CFG_CORES > 1) core `core`'s, one streamer per core
+ * with instance_id = core; 0 or TW_EINVAL for a core out of range. */
 void tw_source_klog(struct tw_source *src);
+int tw_source_klog_core(struct tw_source *src, uint32_t core);
 
 #ifdef __cplusplus
 }

@@ -376,7 +376,7 @@ static int report_lost(struct tw_streamer *s)
  * covers them. */
 static int send_new_names(struct tw_streamer *s)
 {
-  if (!s->running || names_queued(s))
+  if (!s->running || names_queued(s) || s->cfg.secondary)
     return 0;
   while (s->names_sent < tw_name_count()) {
     const struct tw_name_entry *e = tw_name_at(s->names_sent);
@@ -620,8 +620,10 @@ int tw_streamer_start(struct tw_streamer *s)
   if (s->nwork + 3 > sizeof s->work / sizeof s->work[0])
     return TW_EBUSY;
   push_work(s, TW_SW_START);
-  push_work(s, TW_SW_NAMES);
-  push_work(s, TW_SW_DECLS);
+  if (!s->cfg.secondary) {
+    push_work(s, TW_SW_NAMES);
+    push_work(s, TW_SW_DECLS);
+  }
   return 0;
 }
 

@@ -44,6 +44,7 @@
 
 #include <string.h>
 
+#include "tracewire/cdefs.h"
 #include "tracewire/freertos.h"
 #include "tracewire/klog.h"
 #include "tracewire/port.h"
@@ -53,6 +54,16 @@
  * xPortIsInsideInterrupt() in FreeRTOSConfig.h. */
 #ifndef TW_FREERTOS_IN_ISR
 #define TW_FREERTOS_IN_ISR() 0
+#endif
+
+TW_STATIC_ASSERT(TW_CFG_CORES == configNUMBER_OF_CORES,
+                 "build the target library with TW_CFG_CORES = configNUMBER_OF_CORES");
+
+#if configNUMBER_OF_CORES > 1
+uint32_t tw_port_core_id(void)
+{
+  return (uint32_t)portGET_CORE_ID();
+}
 #endif
 
 static TaskHandle_t collector;
@@ -150,13 +161,39 @@ int tw_freertos_stopped(const struct tw_freertos_collector *c)
   return c->idle;
 }
 
+/* SMP: the other cores' streamers do what core 0's does. */
+static void follow(struct tw_streamer *lead, struct tw_streamer *s)
+{
+  uint32_t mask = tw_streamer_get_mask(lead);
+  if (tw_streamer_get_mask(s) != mask)
+    tw_streamer_set_mask(s, mask);
+  if (s->nwork)
+    return; /* a start or stop still going out */
+  if (lead->running && !s->running)
+    (void)tw_streamer_start(s);
+  else if (!lead->running && s->running)
+    (void)tw_streamer_stop(s, lead->stop_reason);
+}
+
+static void poll_more(struct tw_freertos_collector *c)
+{
+  for (unsigned i = 0; i < c->nmore; i++) {
+    follow(c->streamer, c->more[i]);
+    (void)tw_streamer_poll(c->more[i], 0);
+  }
+}
+
 /* The state other tasks may ask about, after a round. */
 static void publish(struct tw_freertos_collector *c)
 {
-  const struct tw_streamer *s = c->streamer;
-  c->recording = tw_streamer_running(s);
-  c->idle = !s->running && !s->nwork && !s->held && !s->pend &&
-            s->fill == TW_STREAMER_HDR_BYTES && !c->stop_reason;
+  int idle = !c->stop_reason;
+  for (unsigned i = 0; i <= c->nmore; i++) {
+    const struct tw_streamer *s = i ? c->more[i - 1] : c->streamer;
+    idle = idle && !s->running && !s->nwork && !s->held && !s->pend &&
+           s->fill == TW_STREAMER_HDR_BYTES;
+  }
+  c->recording = tw_streamer_running(c->streamer);
+  c->idle = idle;
 }
 
 static void collector_main(void *arg)
@@ -174,6 +211,7 @@ static void collector_main(void *arg)
       (void)tw_streamer_stop(c->streamer, stop - 1u);
     pump_commands(c);
     (void)tw_streamer_poll(c->streamer, (uint32_t)period);
+    poll_more(c);
     publish(c);
   }
 }
