@@ -534,7 +534,7 @@ enum tw_sbuf_type {
 #define TW_EV_SCHED_VALUE_BITS 32
 enum tw_sched_type {
   TW_SCHED_Start = 0, /* None: The scheduler starts; the first task switch follows */
-  TW_SCHED_Tick = 1, /* None: A tick interrupt; value is the tick count before it */
+  TW_SCHED_Tick = 1, /* None: A tick interrupt; value is the tick count before it (the same again for a tick pended while the scheduler was suspended) */
   TW_SCHED_TickJump = 2, /* None: After tickless idle the tick count steps by value ticks */
 };
 

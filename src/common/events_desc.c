@@ -275,7 +275,7 @@ static const struct tw_enum_desc notify_enums[] = {
   {"Wait", 6, TW_MARKER_DOWN, D("The task's wait ends")},
 };
 static const struct tw_field_desc timer_fields[] = {
-  {"timer", TW_FT_U16, 0, 0, 16, TW_OBJ_TIMER, D("Timer number (0 for a pended function call)")},
+  {"timer", TW_FT_U16, 0, 0, 16, TW_OBJ_TIMER, D("Timer number (0 for a pended function call, and for a queued DELETE command: the timer may be gone)")},
   {"type", TW_FT_ENUM8, 0, 16, 8, TW_OBJ_NONE, D("Event type")},
   {"command", TW_FT_U8, 0, 24, 8, TW_OBJ_NONE, D("FreeRTOS timer command (tmrCOMMAND_*, low 8 bits) for the Command types")},
   {"value", TW_FT_U32, 1, 0, 32, TW_OBJ_NONE, D("Command value (a tick count or period), or the pended call's second parameter")},
@@ -313,7 +313,7 @@ static const struct tw_field_desc sched_fields[] = {
 };
 static const struct tw_enum_desc sched_enums[] = {
   {"Start", 0, TW_MARKER_NONE, D("The scheduler starts; the first task switch follows")},
-  {"Tick", 1, TW_MARKER_NONE, D("A tick interrupt; value is the tick count before it")},
+  {"Tick", 1, TW_MARKER_NONE, D("A tick interrupt; value is the tick count before it (the same again for a tick pended while the scheduler was suspended)")},
   {"TickJump", 2, TW_MARKER_NONE, D("After tickless idle the tick count steps by value ticks")},
 };
 static const struct tw_field_desc trace_start_fields[] = {

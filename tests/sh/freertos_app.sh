@@ -31,6 +31,9 @@ command -v python3 >/dev/null || {
   echo "freertos_app.sh: python3 not found (Debian: python3)" >&2
   [ "${CI:-}" = true ] && exit 1 || exit 77
 }
+# a sanitized build: see tests/freertos/sanitizers.supp
+export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}use_sigaltstack=0
+export LSAN_OPTIONS=${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$S/tests/freertos/sanitizers.supp
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 out=$tmp/out

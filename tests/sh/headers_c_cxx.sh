@@ -67,7 +67,11 @@ int main()
   return ok ? 0 : 1;
 }
 CPP
-g++ -std=c++11 -pedantic -Wall -Wextra -Werror -I"$src/include" "$out/link.cpp" \
+# a sanitized build's libraries need the sanitizers' runtimes
+san=$(sed -n 's/^TW_SANITIZE:STRING=//p' "$b/CMakeCache.txt" 2>/dev/null || true)
+sanflags=()
+[ -n "$san" ] && sanflags=(-fsanitize="$san")
+g++ -std=c++11 -pedantic -Wall -Wextra -Werror ${sanflags[@]+"${sanflags[@]}"} -I"$src/include" "$out/link.cpp" \
   "$b/src/libtw_wire.a" "$b/src/libtw_io.a" "$b/src/libtw_target.a" -lpthread -o "$out/link"
 "$out/link" > /dev/null
 echo "headers_c_cxx: $n public headers compile as C99, C11 and C++11; C++ links the target and wire libraries"

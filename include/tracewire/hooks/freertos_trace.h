@@ -569,9 +569,14 @@ static inline void tw__fr_queue_op(const struct tw_freertos_core *c, enum tw_obj
 #ifndef traceTIMER_EXPIRED
 #define traceTIMER_EXPIRED(pxTimer) tw_timer(TW__FR_TMNUM(pxTimer), TW_TIMER_Expired, 0, 0)
 #endif
+/* FreeRTOS calls this after queuing the command: a timer task of higher
+ * priority may already have taken a DELETE and freed the timer, so a
+ * queued DELETE is recorded with timer 0 (its CommandReceived, taken
+ * before the free, names it). Found by ASan on the real kernel. */
 #ifndef traceTIMER_COMMAND_SEND
 #define traceTIMER_COMMAND_SEND(xTimer, xMessageID, xMessageValueValue, xReturn)        \
-  tw_timer(TW__FR_TMNUM(xTimer), (xReturn) ? TW_TIMER_CommandSend : TW_TIMER_CommandSendFailed, \
+  tw_timer(((xMessageID) == tmrCOMMAND_DELETE && (xReturn)) ? 0 : TW__FR_TMNUM(xTimer), \
+           (xReturn) ? TW_TIMER_CommandSend : TW_TIMER_CommandSendFailed,               \
            (uint8_t)(xMessageID), (uint32_t)(xMessageValueValue))
 #endif
 /* FreeRTOS deletes a timer when its timer task takes the DELETE command:
