@@ -32,4 +32,10 @@ grep -q '0051/1 TaskSwitch: { task = 3 "migrant" }' "$tmp/print.txt" ||
 "$tw" export -q "$tmp/smp.bin" -f perfetto -o "$tmp/t.perfetto-trace"
 "$tw" export -q "$tmp/smp.bin" -f json -o "$tmp/t.json"
 grep -q '"cpu1"\|cpu1' "$tmp/t.json" || fail "the JSON timeline has no cpu1"
+# a full name table is reported in the trace and by `tracewire info`
+"$B/tests/tw-smp-target" "$tmp/full.bin" --fill-names > "$tmp/full.log" || fail "tw-smp-target --fill-names"
+lost=$(sed -n 's/^names lost: //p' "$tmp/full.log")
+[ -n "$lost" ] && [ "$lost" -gt 0 ] || fail "the name table did not fill: $(cat "$tmp/full.log")"
+"$tw" info "$tmp/full.bin" > "$tmp/info.txt" 2>&1 || true
+grep -q "^names lost: $lost: " "$tmp/info.txt" || { cat "$tmp/info.txt" >&2; fail "tracewire info does not say names lost: $lost"; }
 echo "smp_cores.sh: two cores' rings and streams; every event kept its core; the migrant ran on both"

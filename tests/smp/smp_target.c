@@ -7,7 +7,11 @@
  * thread as a collector would. tests/sh/smp_cores.sh decodes the file
  * with `tracewire` and checks every event kept its core.
  *
- *   tw-smp-target OUT.bin
+ *   tw-smp-target OUT.bin [--fill-names]
+ *
+ * --fill-names registers 60 more queue names than the first three, into a
+ * table of TW_CFG_NAMES (48): the refused ones are reported (NAMES_LOST,
+ * `tracewire info`). Prints "names lost: N".
  *
  * The script: on each core, rounds of { TaskSwitch to a task, MutexEvent
  * Lock by it on mutex number core + 1 }; task 3 runs on core 0 for the
@@ -58,8 +62,9 @@ static void *core_main(void *arg)
 
 int main(int argc, char **argv)
 {
-  if (argc != 2 || !(out = fopen(argv[1], "wb"))) {
-    fprintf(stderr, "usage: tw-smp-target OUT.bin\n");
+  int fill = argc == 3 && !strcmp(argv[2], "--fill-names");
+  if ((argc != 2 && !fill) || !(out = fopen(argv[1], "wb"))) {
+    fprintf(stderr, "usage: tw-smp-target OUT.bin [--fill-names]\n");
     return 2;
   }
   static struct tw_streamer s[2];
@@ -82,6 +87,10 @@ int main(int argc, char **argv)
   (void)tw_name_register(TW_OBJ_TASK, 3, "migrant", 4);
   (void)tw_name_register(TW_OBJ_TASK, 10, "stays0", 2);
   (void)tw_name_register(TW_OBJ_TASK, 11, "stays1", 2);
+  for (uint16_t q = 1; fill && q <= 60; q++)
+    (void)tw_name_register(TW_OBJ_QUEUE, q, "q", 0);
+  if (fill)
+    printf("names lost: %u\n", tw_name_lost());
   pthread_t t[2];
   for (uintptr_t c = 0; c < 2; c++)
     if (pthread_create(&t[c], NULL, core_main, (void *)c))
