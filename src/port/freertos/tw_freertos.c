@@ -85,8 +85,8 @@ static void fr_wait(uint32_t *word, uint32_t expect, uint32_t ticks)
   TickType_t t = ticks == TW_WAIT_FOREVER ? portMAX_DELAY : (TickType_t)ticks;
   if (xTaskGetCurrentTaskHandle() == collector)
     (void)ulTaskNotifyTake(pdTRUE, t); /* a wake, a deferred one, or the timeout */
-  else
-    vTaskDelay(t ? t : 1);  /* a back-off outside the collector: just sleep */
+  else /* nobody wakes another task: a tick at a time (callers re-check) */
+    vTaskDelay(t == 0 || t == portMAX_DELAY ? 1 : t);
 }
 
 static int may_wake_here(void)
