@@ -24,7 +24,7 @@ for m in $kernel; do
   rows=$(grep -c "^| [0-9]* | \`$m\` |" "$doc" || true)
   [ "$rows" = 1 ] || fail "$m has $rows rows in docs/porting-freertos.md"
   row=$(grep "^| [0-9]* | \`$m\` |" "$doc")
-  if echo "$mapped" | grep -qx "$m"; then
+  if grep -qx "$m" <<< "$mapped"; then
     case $row in *'**not traced**'*) fail "$m is mapped by the header but the table says not traced" ;; esac
     traced=$((traced + 1))
   else
@@ -33,7 +33,7 @@ for m in $kernel; do
   n=$((n + 1))
 done
 for m in $mapped; do
-  echo "$kernel" | grep -qx "$m" || fail "the header defines $m, which this kernel does not have"
+  grep -qx "$m" <<< "$kernel" || fail "the header defines $m, which this kernel does not have"
 done
 grep -q "$traced of FreeRTOS's $n event trace macros" "$doc" ||
   fail "the page does not say \"$traced of FreeRTOS's $n event trace macros\""
