@@ -11,6 +11,10 @@
 #include <stdint.h>
 #include "tracewire/vocab.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define TW_EVENT_MAX_VALUES 16
 
 struct tw_event {
@@ -28,5 +32,9 @@ struct tw_event {
   const char *str;       /* the STRING field's bytes (NAME, CUSTOM_DECL), else NULL */
   size_t str_len;
 };
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
