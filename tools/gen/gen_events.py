@@ -96,8 +96,8 @@ def parse(path):
         if line.startswith("/*"):
             in_comment = "*/" not in line
             continue
-        if not line or line.startswith("//"):
-            continue
+        if not line or line.startswith("//") or line.startswith("#"):
+            continue  # blank, comment, or preprocessor plumbing for X-macro includers
         m = ROW.match(line)
         if not m:
             raise DefError("%s: not a TW_EVENT/TW_FIELD/TW_ENUMV/TW_MEANING row: %s" % (where, line))
