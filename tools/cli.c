@@ -49,6 +49,32 @@ unsigned long long cli_parse_size(const char *s)
   return v << shift;
 }
 
+int cli_parse_uint(const char *s, unsigned long long min, unsigned long long max,
+                   unsigned long long *out)
+{
+  char *end;
+  if (*s < '0' || *s > '9')
+    return -1; /* strtoull would take a sign (and negate) or spaces */
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (*end || errno == ERANGE || v < min || v > max)
+    return -1;
+  *out = v;
+  return 0;
+}
+
+int cli_parse_window(const char *cmd, const char *arg, size_t *out)
+{
+  unsigned long long v;
+  if (cli_parse_uint(arg, 1, TW_MERGE_MAX_WINDOW, &v) < 0) {
+    cli_err("%s: --window '%s': want a number of events from 1 to %u", cmd, arg,
+            TW_MERGE_MAX_WINDOW);
+    return -1;
+  }
+  *out = (size_t)v;
+  return 0;
+}
+
 void cli_diag(void *ctx, const struct tw_diag *g)
 {
   struct cli_src *src = ctx;
@@ -345,8 +371,9 @@ int cli_trace_feed(struct cli_trace *t, struct tw_mti_system *sys, size_t window
                    tw_event_fn feed, void *ctx)
 {
   struct tw_merge *m = NULL;
-  if (merged && tw_merge_open(&m, window, feed, ctx) < 0)
-    return TW_ENOMEM;
+  int mrc = merged ? tw_merge_open(&m, window, feed, ctx) : 0;
+  if (mrc < 0)
+    return mrc;
   t->on_event = m ? tw_merge_push : feed;
   t->ev_ctx = m ? (void *)m : ctx;
   tw_mti_system_start(sys);

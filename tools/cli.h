@@ -70,7 +70,7 @@ struct tw_mti_system;
 /* Run the trace into a trace model: start sys, decode everything, events
  * to feed(ctx, ev) in time order through a merge of `window` events (or
  * straight, each stream in its own order, when merged is 0), flush, stop.
- * Returns 0, feed's value, or a negative TW_E* (TW_ENOMEM: no merge). */
+ * Returns 0, feed's value, or a negative TW_E* (TW_ENOMEM, TW_ERANGE: no merge). */
 int cli_trace_feed(struct cli_trace *t, struct tw_mti_system *sys, size_t window, int merged,
                    tw_event_fn feed, void *ctx);
 /* Only events in [from, to] ns are wanted (-1: open end), so a .twt with
@@ -98,5 +98,12 @@ long long cli_parse_seconds(const char *s);
 /* "N", "NK", "NM", "NG" (decimal, powers of 1024) -> bytes; 0 for anything
  * else, including 0 itself and values that overflow. */
 unsigned long long cli_parse_size(const char *s);
+/* Decimal digits only (no sign, space or suffix) within [min, max] -> *out;
+ * -1 for anything else. */
+int cli_parse_uint(const char *s, unsigned long long min, unsigned long long max,
+                   unsigned long long *out);
+/* --window N of print, export, run: 1..TW_MERGE_MAX_WINDOW; otherwise a
+ * usage error naming the option on stderr and -1. */
+int cli_parse_window(const char *cmd, const char *arg, size_t *out);
 
 #endif

@@ -30,7 +30,7 @@ void tw_cli_export_help(FILE *f)
         "  --packet-bytes N         CTF packet size (default 65536)\n"
         "  --clock-offset S         CTF: the target clock's zero, seconds since the epoch\n"
         "  --load-window S          perfetto/json: CPU-load window in seconds (default 0.001)\n"
-        "  --window N               merge lookahead in events (default 4096)\n"
+        "  --window N               merge lookahead in events, 1..1048576 (default 4096)\n"
         "  -q, --quiet              no per-problem lines, no progress bar\n"
         "  -h, --help               this text\n"
         "exit status: 0 ok, 1 error, 2 usage, 3 input damaged\n", f);
@@ -212,14 +212,17 @@ int tw_cli_export(int argc, char **argv)
       kv[nkv++] = c == 'c' ? "clock_offset_ns" : "load_window_ns";
       kv[nkv++] = num[c == 'l'];
       break;
-    case 'w': window = strtoul(optarg, NULL, 0); break;
+    case 'w':
+      if (cli_parse_window("export", optarg, &window) < 0)
+        return TW_EXIT_USAGE;
+      break;
     case 'q': quiet = 1; break;
     default: tw_cli_export_help(stderr); return TW_EXIT_USAGE;
     }
     if (nkv > 6)
       break;
   }
-  if (optind != argc - 1 || !format || !out || !*out || window == 0) {
+  if (optind != argc - 1 || !format || !out || !*out) {
     tw_cli_export_help(stderr);
     return TW_EXIT_USAGE;
   }

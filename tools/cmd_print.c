@@ -17,7 +17,7 @@ void tw_cli_print_help(FILE *f)
         "  --filter event=NAME[,NAME...]  only these event kinds (Name or NAME)\n"
         "  --filter task=N|NAME           only events with a task field naming this task\n"
         "  --filter time=FROM..TO         only events in [FROM, TO] seconds (either may be empty)\n"
-        "  --window N                     merge lookahead in events (default 4096)\n"
+        "  --window N                     merge lookahead in events, 1..1048576 (default 4096)\n"
         "  -q, --quiet                    no per-problem lines on stderr\n"
         "  -h, --help                     this text\n"
         "exit status: 0 ok, 1 error, 2 usage, 3 input damaged\n", f);
@@ -138,7 +138,12 @@ int tw_cli_print(int argc, char **argv)
         return TW_EXIT_USAGE;
       }
       break;
-    case 'w': window = strtoul(optarg, NULL, 0); break;
+    case 'w':
+      if (cli_parse_window("print", optarg, &window) < 0) {
+        free(p);
+        return TW_EXIT_USAGE;
+      }
+      break;
     case 'q': quiet = 1; break;
     default: tw_cli_print_help(stderr); free(p); return TW_EXIT_USAGE;
     }
@@ -160,8 +165,10 @@ int tw_cli_print(int argc, char **argv)
     return rc;
   }
   struct tw_merge *m;
-  if (tw_merge_open(&m, window, on_event, p) < 0) {
-    cli_err("out of memory");
+  if ((rc = tw_merge_open(&m, window, on_event, p)) < 0) {
+    cli_err("print: merge of %zu events: %s", window, tw_strerror(rc));
+    cli_trace_close(&p->t);
+    free(p);
     return TW_EXIT_ERROR;
   }
   p->t.on_event = tw_merge_push;

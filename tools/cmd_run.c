@@ -20,7 +20,7 @@ void tw_cli_run_help(FILE *f)
         "  --plugin PATH[@NAME]          load a plugin and instantiate it (repeatable)\n"
         "  --param TRACE.NAME.P=VALUE    instantiation parameter of instance NAME (repeatable);\n"
         "                                unknown names and out-of-range values are refused\n"
-        "  --window N                    merge lookahead in events (default 4096)\n"
+        "  --window N                    merge lookahead in events, 1..1048576 (default 4096)\n"
         "  -q, --quiet                   no per-problem lines on stderr\n"
         "  -h, --help                    this text\n"
         "exit status: 0 ok, 1 error, 2 usage (incl. refused plugin or parameter), 3 input damaged\n",
@@ -116,16 +116,17 @@ int tw_cli_run(int argc, char **argv)
       plugins[np++] = optarg;
     else if (c == 'P' && nparams < 256)
       params[nparams++] = optarg;
-    else if (c == 'w')
-      window = strtoul(optarg, NULL, 0);
-    else if (c == 'q')
+    else if (c == 'w') {
+      if (cli_parse_window("run", optarg, &window) < 0)
+        return TW_EXIT_USAGE;
+    } else if (c == 'q')
       quiet = 1;
     else {
       tw_cli_run_help(stderr);
       return TW_EXIT_USAGE;
     }
   }
-  if (optind != argc - 1 || np == 0 || window == 0) {
+  if (optind != argc - 1 || np == 0) {
     tw_cli_run_help(stderr);
     return TW_EXIT_USAGE;
   }

@@ -49,6 +49,8 @@ struct tw_merge {
 
 int tw_merge_open(struct tw_merge **out, size_t window, tw_event_fn sink, void *ctx)
 {
+  if (window > TW_MERGE_MAX_WINDOW)
+    return TW_ERANGE; /* window + 1 slots: SIZE_MAX once wrapped to none */
   struct tw_merge *m = calloc(1, sizeof *m);
   if (!m)
     return TW_ENOMEM;

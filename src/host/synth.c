@@ -3,11 +3,18 @@
  * send them. */
 #include <string.h>
 #include "tracewire/host/synth.h"
+#include "tracewire/error.h"
 #include "tracewire/uia.h"
 #include "tracewire/vocab.h"
 #include "tracewire/events_gen.h"
 
 #define SYNTH_CUSTOM_ID 18
+/* Snapshot records are kept small so that names longer than 8 bytes span
+ * several (reassembly): 10 header words and 12 data bytes. */
+#define SNAP_REC_BYTES (10 * 4 + 12)
+_Static_assert(TW_SYNTH_MIN_PKT_BYTES == TW_EVPKT_HDR_BYTES + SNAP_REC_BYTES + TW_FOOTER_BYTES,
+               "the minimum packet holds one snapshot record");
+_Static_assert(4 * (4 + 9) <= SNAP_REC_BYTES, "and any event record (event())");
 static const char custom_decl[] = "Sensor channel:U8 level:U16 raw:U32";
 
 static uint32_t rnd(struct tw_synth *g)
@@ -18,8 +25,9 @@ static uint32_t rnd(struct tw_synth *g)
   return g->rng;
 }
 
-void tw_synth_init(struct tw_synth *g, const struct tw_synth_cfg *cfg)
+int tw_synth_init(struct tw_synth *g, const struct tw_synth_cfg *cfg)
 {
+  int rc = 0;
   memset(g, 0, sizeof *g);
   if (cfg)
     g->cfg = *cfg;
@@ -31,12 +39,20 @@ void tw_synth_init(struct tw_synth *g, const struct tw_synth_cfg *cfg)
     g->cfg.endpoints = 1;
   if (!g->cfg.freq_hz)
     g->cfg.freq_hz = 1000000;
-  if (!g->cfg.pkt_bytes || g->cfg.pkt_bytes > TW_EVPKT_MAX_BYTES)
+  if (g->cfg.pkt_bytes > TW_EVPKT_MAX_BYTES) {
     g->cfg.pkt_bytes = 1024;
+    rc = TW_ERANGE;
+  } else if (!g->cfg.pkt_bytes) {
+    g->cfg.pkt_bytes = 1024;
+  } else if (g->cfg.pkt_bytes < TW_SYNTH_MIN_PKT_BYTES) {
+    g->cfg.pkt_bytes = TW_SYNTH_MIN_PKT_BYTES; /* below, no record fits */
+    rc = TW_ERANGE;
+  }
   if (!g->cfg.drop_count)
     g->cfg.drop_count = 3;
   g->rng = g->cfg.seed ? g->cfg.seed : 0x2545F491u;
   g->ticks = g->cfg.start_ticks ? g->cfg.start_ticks : 1000;
+  return rc;
 }
 
 struct out {
@@ -95,6 +111,29 @@ static size_t pack(const struct tw_event_desc *d, const uint32_t *v, uint32_t *w
   return d->payload_words;
 }
 
+/* Snapshot records into a packet: the first `skip` went into earlier ones;
+ * stops at the first that does not fit. */
+struct snap_out {
+  struct out *o;
+  unsigned skip, put;
+};
+
+static int snap_sink(void *ctx, const uint32_t *words, size_t n)
+{
+  struct snap_out *s = ctx;
+  if (s->skip) {
+    s->skip--;
+    return 0;
+  }
+  if (sink(s->o, words, n) < 0)
+    return -1;
+  s->put++;
+  return 0;
+}
+
+/* A snapshot, continued from where the last packet left it; 1 once its
+ * last record is out. Every record is encoded again from the start (they
+ * are few and small) so that each keeps its offset and sequence number. */
 static int snapshot(struct tw_synth *g, struct out *o, unsigned inst, uint16_t id,
                     const uint32_t *fixed, size_t nfixed, const char *s)
 {
@@ -103,15 +142,22 @@ static int snapshot(struct tw_synth *g, struct out *o, unsigned inst, uint16_t i
   memcpy(data, fixed, n);
   memcpy(data + n, s, sl);
   n += sl;
-  /* small records so names longer than 8 bytes span several (reassembly) */
-  size_t rec_bytes = 10 * 4 + 12;
-  size_t nrec = (n + 11) / 12;
-  if (!room(o, nrec * (rec_bytes / 4)))
-    return 0;
+  struct tw_synth_snap *ps = &g->pre_snap[inst];
+  if (!ps->sent) { /* a new one */
+    ps->id = (uint32_t)g->events + 1;
+    ps->seq0 = g->ev_seq[inst];
+    ps->ticks = g->ticks;
+  }
+  struct snap_out so = {.o = o, .skip = ps->sent};
   uint32_t seq_out;
-  tw_snapshot_encode(sink, o, g->ev_seq[inst], &seq_out, 1, g->ticks, id, TW_MOD_CONTROL, 0, 0,
-                     (uint32_t)g->events + 1, 0x20000000u, 0, data, n, rec_bytes);
-  g->ev_seq[inst] = (uint16_t)seq_out;
+  int rc = tw_snapshot_encode(snap_sink, &so, ps->seq0, &seq_out, 1, ps->ticks, id,
+                              TW_MOD_CONTROL, 0, 0, ps->id, 0x20000000u, 0, data, n,
+                              SNAP_REC_BYTES);
+  ps->sent += so.put;
+  g->ev_seq[inst] = (uint16_t)(ps->seq0 + ps->sent);
+  if (rc)
+    return 0; /* out of room: the rest goes into the next packet */
+  ps->sent = 0;
   g->events++;
   return 1;
 }
@@ -121,24 +167,38 @@ static const struct { uint8_t kind, prio; uint16_t number; const char *name; } n
   {TW_OBJ_MUTEX, 0, 1, "bus_lock"}, {TW_OBJ_SEM, 0, 1, "adc_ready"}, {TW_OBJ_IRQ, 0, 17, "TIM2"},
 };
 
-static int preamble(struct tw_synth *g, struct out *o, unsigned inst)
+#define NNAMES (sizeof names / sizeof names[0])
+enum { PRE_SYNC, PRE_START, PRE_NAMES, PRE_DECL = PRE_NAMES + NNAMES, PRE_DONE };
+
+/* One preamble item (enum above); 0 when it did not fit (whole or, for a
+ * snapshot, its rest). */
+static int preamble_item(struct tw_synth *g, struct out *o, unsigned inst, unsigned step)
 {
-  uint32_t v[4];
-  v[0] = g->cfg.freq_hz;
-  if (!event(g, o, inst, TW_EV_SYNC, TW_MOD_CONTROL, v, 1))
-    return 0;
-  v[0] = 0xFFFFFFFFu; /* mask */
-  if (g->cfg.control && !event(g, o, inst, 0x100, TW_MOD_CONTROL, v, 1))
-    return 0;
+  uint32_t v = 0xFFFFFFFFu; /* TRACE_START's mask */
+  if (step == PRE_SYNC)
+    return event(g, o, inst, TW_EV_SYNC, TW_MOD_CONTROL, &g->cfg.freq_hz, 1);
+  if (step == PRE_START)
+    return !g->cfg.control || event(g, o, inst, 0x100, TW_MOD_CONTROL, &v, 1);
   if (!g->cfg.names)
     return 1;
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-    uint32_t w = names[i].kind | (uint32_t)names[i].prio << 8 | (uint32_t)names[i].number << 16;
-    if (!snapshot(g, o, inst, TW_EV_NAME, &w, 1, names[i].name))
-      return 0;
+  if (step < PRE_DECL) {
+    size_t i = step - PRE_NAMES;
+    v = names[i].kind | (uint32_t)names[i].prio << 8 | (uint32_t)names[i].number << 16;
+    return snapshot(g, o, inst, TW_EV_NAME, &v, 1, names[i].name);
   }
-  uint32_t w = SYNTH_CUSTOM_ID | 1u << 16 | 3u << 24; /* id, timed, nfields */
-  return snapshot(g, o, inst, TW_EV_CUSTOM_DECL, &w, 1, custom_decl);
+  v = SYNTH_CUSTOM_ID | 1u << 16 | 3u << 24; /* id, timed, nfields */
+  return snapshot(g, o, inst, TW_EV_CUSTOM_DECL, &v, 1, custom_decl);
+}
+
+/* 1 once the whole preamble of the stream is out. */
+static int preamble(struct tw_synth *g, struct out *o, unsigned inst)
+{
+  while (g->pre_step[inst] < PRE_DONE) {
+    if (!preamble_item(g, o, inst, g->pre_step[inst]))
+      return 0;
+    g->pre_step[inst]++;
+  }
+  return 1;
 }
 
 /* One scripted event: every vocabulary event with a field desc, in turn. */
@@ -204,15 +264,14 @@ size_t tw_synth_packet(struct tw_synth *g, uint8_t *buf, size_t cap)
 {
   size_t len = cap < g->cfg.pkt_bytes ? cap : g->cfg.pkt_bytes;
   len &= ~(size_t)3;
+  if (len < TW_SYNTH_MIN_PKT_BYTES)
+    return 0; /* not even the header, one record and the footer */
   unsigned inst = g->next_inst++ % (g->cfg.instances * g->cfg.endpoints);
   struct out o = { buf + TW_EVPKT_HDR_BYTES, buf + len - TW_FOOTER_BYTES };
   uint16_t first_seq = g->ev_seq[inst];
-  if (!g->preamble_done[inst]) {
-    g->preamble_done[inst] = 1;
-    preamble(g, &o, inst);
-  }
-  while (scripted(g, &o, inst))
-    ;
+  if (preamble(g, &o, inst))
+    while (scripted(g, &o, inst))
+      ;
   uint32_t length = (uint32_t)(o.p - buf) + TW_FOOTER_BYTES;
   tw_pkt_hdr h;
   tw_pkt_init_event(&h, TW_ENDIAN_NATIVE, length, g->pkt_seq[inst]++, 0, 1,

@@ -11,7 +11,8 @@
  * after that point can only be ordered from its arrival on.
  *
  * Memory: window events plus their strings (bounded by the decoder's
- * max_snapshot). Context: one thread.
+ * max_snapshot); window is at most TW_MERGE_MAX_WINDOW (about 120 MB of
+ * held events), so its storage size cannot overflow. Context: one thread.
  */
 #ifndef TRACEWIRE_HOST_MERGE_H
 #define TRACEWIRE_HOST_MERGE_H
@@ -20,8 +21,12 @@
 #include "tracewire/event.h"
 #include "tracewire/host/decoder.h"
 
+#define TW_MERGE_MAX_WINDOW (1u << 20)
+
 struct tw_merge;
 
+/* window: 1..TW_MERGE_MAX_WINDOW (0 means 1); TW_ERANGE beyond,
+ * TW_ENOMEM. */
 int tw_merge_open(struct tw_merge **out, size_t window, tw_event_fn sink, void *ctx);
 void tw_merge_close(struct tw_merge *m);
 /* Take one event (copied). Returns the sink's nonzero value, or 0. Usable as

@@ -6,6 +6,11 @@
  * It encodes with the wire API (uia.h) and the vocabulary's descriptors,
  * never with the decoder's code, so a decoder bug cannot hide itself.
  *
+ * The preamble (SYNC, TRACE_START, the NAME records and the CUSTOM_DECL)
+ * goes out whatever the packet size: what does not fit continues in the
+ * stream's next packet, a snapshot record by record (the decoder
+ * reassembles them), before any scripted event of that stream.
+ *
  * Context: one thread per generator; no allocation.
  */
 #ifndef TRACEWIRE_HOST_SYNTH_H
@@ -14,11 +19,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The smallest packet that holds the largest record synth writes (a
+ * snapshot record: 10 header words and 12 data bytes) between the packet
+ * header and footer: every packet then makes progress. */
+#define TW_SYNTH_MIN_PKT_BYTES (16u + 52u + 4u)
+
 struct tw_synth_cfg {
   uint16_t endpoint;      /* packet source address (default 1) */
   uint16_t instances;     /* logger instances (streams), round robin (default 1) */
   uint32_t freq_hz;       /* announced in SYNC (default 1 MHz) */
-  size_t pkt_bytes;       /* packet size bound (default 1024) */
+  size_t pkt_bytes;       /* packet size bound: 0 (1024) or
+                           * TW_SYNTH_MIN_PKT_BYTES..TW_EVPKT_MAX_BYTES */
   uint32_t drop_every;    /* every N events, a DROPS record (0: never) */
   uint32_t drop_count;    /* events it reports dropped (default 3) */
   int names;              /* emit NAME records and a CUSTOM_DECL first */
@@ -47,11 +58,21 @@ struct tw_synth {
   unsigned step;
   unsigned restart_step;         /* step of the last TRACE_STOP/START pair */
   uint8_t in_irq[8];             /* cfg.switches: per stream, inside EnterInt */
-  int preamble_done[8];
+  unsigned pre_step[8];          /* per stream: preamble items sent */
+  struct tw_synth_snap {         /* per stream: the snapshot being sent */
+    uint32_t id;
+    uint16_t seq0;               /* its first record's sequence number */
+    unsigned sent;               /* records already in earlier packets */
+    uint64_t ticks;
+  } pre_snap[8];
 };
 
-void tw_synth_init(struct tw_synth *g, const struct tw_synth_cfg *cfg);
-/* One packet into buf (cap >= cfg.pkt_bytes). Returns its length. */
+/* Returns 0, or TW_ERANGE for a pkt_bytes out of range; the generator is
+ * then still usable, with 1024 for a size above TW_EVPKT_MAX_BYTES and
+ * TW_SYNTH_MIN_PKT_BYTES for one below that minimum. */
+int tw_synth_init(struct tw_synth *g, const struct tw_synth_cfg *cfg);
+/* One packet into buf (cap >= cfg.pkt_bytes). Returns its length, or 0
+ * when cap is below TW_SYNTH_MIN_PKT_BYTES. */
 size_t tw_synth_packet(struct tw_synth *g, uint8_t *buf, size_t cap);
 
 #endif
