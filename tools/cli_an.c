@@ -32,20 +32,21 @@ static int feed(void *ctx, const struct tw_event *ev)
   return tw_mti_system_feed(((struct an_pass *)ctx)->sys, ev);
 }
 
-/* Source 0's streams are components 0.. (tw_mti_system_sync_decoder);
- * components of further sources appear as their events do, so their
- * losses are counted on core 0 (totals exact, placement approximate). */
+/* A decoder's gaps go to the stream they were on, numbered as the events
+ * that reach the model are (cli.c: source k's stream s is k * CLI_STREAMS
+ * + s when there are several sources). */
 static void on_diag(void *ctx, const struct tw_diag *g)
 {
   struct diag_hook *h = ctx;
   cli_diag(h->src, g);
   if (g->stream < 0)
     return;
-  int core = h->index == 0 ? g->stream : 0;
+  uint16_t stream = (uint16_t)(h->p->t.nsrc > 1 ? h->index * CLI_STREAMS + (size_t)g->stream
+                                                : (size_t)g->stream);
   if (g->kind == TW_DIAG_PKT_LOSS)
-    tw_an_loss(h->p->an, core, TW_AN_LOSS_PACKETS, g->count);
+    tw_an_loss(h->p->an, stream, TW_AN_LOSS_PACKETS, g->count);
   else if (g->kind == TW_DIAG_EVT_GAP)
-    tw_an_loss(h->p->an, core, TW_AN_LOSS_UNEXPLAINED, g->count);
+    tw_an_loss(h->p->an, stream, TW_AN_LOSS_UNEXPLAINED, g->count);
 }
 
 static int prescan(struct an_pass *p, const char *path, uint64_t *t0, uint64_t *t1)
@@ -158,6 +159,10 @@ int cli_an_run(const struct cli_an *o)
     tw_an_finish(p->an);
     if (rc != TW_EXIT_ERROR && o->after)
       o->after(o->ctx, p->an);
+    if (tw_an_error(p->an)) { /* the results above are incomplete: say so, fail */
+      cli_err("analysis: %s: the results are incomplete", tw_strerror(tw_an_error(p->an)));
+      rc = TW_EXIT_ERROR;
+    }
   }
   if (inst)
     inst->vtbl->Release(inst);

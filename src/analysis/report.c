@@ -221,15 +221,23 @@ static void bin_busy(const struct tw_report *r, struct lane *l, double a, double
   }
 }
 
-/* Event codes: id * 16 + type (TASK_SWITCH: 0 task, 1 EnterInt, 2 LeaveInt). */
+/* Event codes: id * 16 + which constant of the event's marker field its
+ * type value is (1 + its index in the vocabulary's list), 0 for none (a
+ * switch to a task). Events beyond the table share code 0. */
+static int constant_of(const struct tw_event_desc *d, uint32_t value)
+{
+  for (uint8_t i = 0; d && i < d->nenums; i++)
+    if (d->enums[i].value == value)
+      return i + 1;
+  return 0;
+}
+
 static uint16_t code_of(const struct tw_an_item *it)
 {
-  uint32_t type = it->type;
-  if (it->id == TW_AN_ID_TASK_SWITCH)
-    type = type == 0xFFFE ? 1 : type == 0xFFFF ? 2 : 0;
-  if (it->id >= 32 || type >= 16)
+  int k = constant_of(tw_event_desc_by_id(it->id), it->type);
+  if (it->id >= NCODES / 16 || k >= 16)
     return 0;
-  return (uint16_t)(it->id * 16 + type);
+  return (uint16_t)(it->id * 16 + k);
 }
 
 static void add_event(struct tw_report *r, const struct tw_an_item *it)
@@ -253,10 +261,7 @@ static void add_event(struct tw_report *r, const struct tw_an_item *it)
       r->detail_end = (double)t;
     return;
   }
-  uint32_t aux = it->id == TW_AN_ID_TASK_SWITCH ? it->type : it->index;
-  if (it->lane_kind != TW_OBJ_TASK && it->task != TW_AN_NO_TASK)
-    aux = it->task;
-  struct ev_rec e = {t, lane, code, olane, aux};
+  struct ev_rec e = {t, lane, code, olane, it->index}; /* aux: a multi object's input */
   if (fwrite(&e, sizeof e, 1, r->ev) != 1)
     r->err = TW_EIO;
   r->nev++;
@@ -444,10 +449,12 @@ static void write_meta(struct tw_report *r, const struct tw_an *an, FILE *out)
   for (size_t i = 0; i < r->nlanes; i++) {
     const struct lane *l = &r->lanes[i];
     int prio = -1;
-    const char *name = tw_an_name(an, (enum tw_obj_kind)l->kind, l->num, buf, sizeof buf);
-    if (l->kind == TW_OBJ_TASK && l->num < an->nnames[TW_OBJ_TASK] &&
-        an->names[TW_OBJ_TASK][l->num].have_prio)
-      prio = an->names[TW_OBJ_TASK][l->num].prio;
+    const char *name = tw_an_name(an, l->core, (enum tw_obj_kind)l->kind, l->num, buf, sizeof buf);
+    const struct tw_rtos_core *mc = tw_rtos_core_at(tw_an_model(an), (size_t)l->core);
+    const struct tw_rtos_task *t = l->kind == TW_OBJ_TASK && mc
+                                       ? tw_rtos_task(tw_an_model(an), mc->endpoint, l->num) : NULL;
+    if (t)
+      prio = t->base_prio;
     fprintf(out, "%s{\"core\":%d,\"kind\":\"%s\",\"num\":%lld,\"prio\":%d,\"name\":\"", i ? "," : "",
             l->core, tw_obj_kind_name((enum tw_obj_kind)l->kind),
             l->num == TW_AN_IRQ_UNKNOWN ? -1ll : (long long)l->num, prio);
@@ -466,13 +473,9 @@ static void write_meta(struct tw_report *r, const struct tw_an *an, FILE *out)
     if (!r->code_used[c])
       continue;
     r->code_index[c] = (uint8_t)idx++;
-    unsigned id = c / 16, type = c % 16;
+    unsigned id = c / 16, k = c % 16;
     const struct tw_event_desc *d = tw_event_desc_by_id((uint16_t)id);
-    const char *tn = NULL;
-    if (id == TW_AN_ID_TASK_SWITCH)
-      tn = type == 1 ? "EnterInt" : type == 2 ? "LeaveInt" : "switch";
-    else if (d)
-      tn = tw_event_enum_name(d, type);
+    const char *tn = d && k && k <= d->nenums ? d->enums[k - 1].name : NULL;
     fprintf(out, "%s[\"%s\",\"%s\",\"%s\"]", first ? "" : ",", d ? d->name : "?",
             tn ? tn : "", tw_marker_name((enum tw_marker)r->code_marker[c]));
     first = 0;

@@ -135,10 +135,13 @@ static const char *const obj_act_names[TW_OACT_COUNT] = {
   [TW_OACT_ADD] = "add",
   [TW_OACT_SUB] = "sub",
   [TW_OACT_EMPTY] = "empty",
+  [TW_OACT_CREATE] = "create",
+  [TW_OACT_CREATE_BINARY] = "create_binary",
+  [TW_OACT_DELETE] = "delete",
 };
 
 _Static_assert(TW_ACT_COUNT == 21, "gen_events.py ACTS out of step with meaning.h");
-_Static_assert(TW_OACT_COUNT == 14, "gen_events.py OBJ_ACTS out of step with meaning.h");
+_Static_assert(TW_OACT_COUNT == 17, "gen_events.py OBJ_ACTS out of step with meaning.h");
 
 const char *tw_act_name(enum tw_act a)
 {

@@ -257,9 +257,11 @@ int tw_rtos_feed(struct tw_rtos *m, const struct tw_event *ev)
   c->pub.t = t;
   c->pub.events++;
   m->ev = ev;
+  m->mn = NULL;
+  m->evtask = NULL;
   if (c->has_pending)
     apply_pending(m, c, t);
-  mn = meaning_of(m, ev);
+  mn = m->mn = meaning_of(m, ev);
   struct tw_rtos_change ch = {.kind = TW_RTOS_CH_EVENT, .t = t, .ev = ev, .core = &c->pub,
                               .meaning = mn, .why = mn ? mn->act : TW_ACT_NONE};
   if (mn)
@@ -272,6 +274,8 @@ int tw_rtos_feed(struct tw_rtos *m, const struct tw_event *ev)
     tw__rtos_emit(m, &ch);
   }
   m->ev = NULL;
+  m->mn = NULL;
+  m->evtask = NULL;
   return m->oom != oom ? TW_ENOMEM : 0;
 }
 
@@ -402,6 +406,12 @@ size_t tw_rtos_nobjs(const struct tw_rtos *m) { return m->nobjs; }
 const struct tw_rtos_obj *tw_rtos_obj_at(const struct tw_rtos *m, size_t id)
 {
   return id < m->nobjs ? &m->objs[id]->pub : NULL;
+}
+
+uint64_t tw_rtos_epoch(const struct tw_rtos *m, uint16_t endpoint)
+{
+  const struct rep *e = ep_find(m, endpoint);
+  return e ? e->epoch : 0;
 }
 
 uint32_t tw_rtos_ready(const struct tw_rtos *m, uint16_t endpoint, uint32_t *unknown)

@@ -50,9 +50,9 @@ static void obj_changed(struct tw_rtos *m, struct rcore *c, struct robj *o, uint
                         enum tw_act why, const struct tw_rtos_task *old_holder,
                         uint64_t old_since)
 {
-  struct tw_rtos_change ch = {.kind = TW_RTOS_CH_OBJ, .why = why, .t = now, .ev = m->ev,
-                              .core = &c->pub, .obj = &o->pub, .old_holder = old_holder,
-                              .old_since = old_since};
+  struct tw_rtos_change ch = {.kind = TW_RTOS_CH_OBJ, .meaning = m->mn, .why = why, .t = now,
+                              .ev = m->ev, .core = &c->pub, .task = m->evtask, .obj = &o->pub,
+                              .old_holder = old_holder, .old_since = old_since};
   if (m->nobs)
     tw__rtos_emit(m, &ch);
 }
@@ -105,7 +105,7 @@ static void set_phase(struct tw_rtos *m, struct rcore *c, struct rtask *t,
                                       .wait_value = to->wait_value, .since = now,
                                       .epoch = e->epoch};
   if (m->nobs) {
-    struct tw_rtos_change ch = {.kind = TW_RTOS_CH_TASK, .why = why, .t = now, .ev = m->ev,
+    struct tw_rtos_change ch = {.kind = TW_RTOS_CH_TASK, .meaning = m->mn, .why = why, .t = now, .ev = m->ev,
                                 .core = &c->pub, .task = &t->pub, .old = old};
     tw__rtos_emit(m, &ch);
   }
@@ -123,7 +123,7 @@ static void to_state(struct tw_rtos *m, struct rcore *c, struct rtask *t, uint8_
 static void prio_changed(struct tw_rtos *m, struct rcore *c, struct rtask *t, uint64_t now,
                          enum tw_act why)
 {
-  struct tw_rtos_change ch = {.kind = TW_RTOS_CH_PRIO, .why = why, .t = now, .ev = m->ev,
+  struct tw_rtos_change ch = {.kind = TW_RTOS_CH_PRIO, .meaning = m->mn, .why = why, .t = now, .ev = m->ev,
                               .core = &c->pub, .task = &t->pub};
   if (m->nobs)
     tw__rtos_emit(m, &ch);
@@ -156,7 +156,7 @@ static void set_prio(struct tw_rtos *m, struct rcore *c, struct rtask *t, enum t
 static void emit_switch(struct tw_rtos *m, struct rcore *c, const struct rtask *prev,
                         const struct rtask *next, enum tw_act why, uint64_t now)
 {
-  struct tw_rtos_change ch = {.kind = TW_RTOS_CH_SWITCH, .why = why, .t = now, .ev = m->ev,
+  struct tw_rtos_change ch = {.kind = TW_RTOS_CH_SWITCH, .meaning = m->mn, .why = why, .t = now, .ev = m->ev,
                               .core = &c->pub, .task = next ? &next->pub : NULL,
                               .prev = prev ? &prev->pub : NULL};
   if (m->nobs)
@@ -216,6 +216,7 @@ static void irq_emit(struct tw_rtos *m, struct rcore *c, enum tw_rtos_ch kind, i
                      const struct tw_rtos_frame *f, int cut, enum tw_act why, uint64_t now)
 {
   struct tw_rtos_change ch = {.kind = kind, .why = why, .t = now, .ev = m->ev, .core = &c->pub,
+                              .meaning = m->mn,
                               .task = c->pub.running, .depth = depth, .frame = f, .cut = cut};
   if (m->nobs)
     tw__rtos_emit(m, &ch);
@@ -306,7 +307,7 @@ void tw__rtos_apply_loss(struct tw_rtos *m, struct rcore *c, uint64_t t,
 {
   struct rep *e = c->ep;
   if (m->nobs) {
-    struct tw_rtos_change ch = {.kind = TW_RTOS_CH_LOSS, .why = TW_ACT_LOSS, .t = t,
+    struct tw_rtos_change ch = {.kind = TW_RTOS_CH_LOSS, .meaning = m->mn, .why = TW_ACT_LOSS, .t = t,
                                 .ev = m->ev, .core = &c->pub, .cause = cause, .count = count};
     tw__rtos_emit(m, &ch);
   }
@@ -396,7 +397,7 @@ static void mutex_act(struct tw_rtos_obj *p, enum tw_obj_act a, const struct rta
 }
 
 static void count_act(struct tw_rtos_obj *p, enum tw_obj_act a, const struct rtask *t,
-                      int took, uint64_t now)
+                      int took, uint32_t value, uint64_t now)
 {
   switch (a) {
   case TW_OACT_GIVE:
@@ -428,6 +429,19 @@ static void count_act(struct tw_rtos_obj *p, enum tw_obj_act a, const struct rta
   case TW_OACT_ADD:
     p->count++;
     break;
+  case TW_OACT_CREATE:
+  case TW_OACT_CREATE_BINARY:
+    p->count = value;
+    p->count_exact = 1;
+    p->binary = a == TW_OACT_CREATE_BINARY;
+    hold(p, NULL, now);
+    break;
+  case TW_OACT_DELETE:
+    p->count = 0;
+    p->count_exact = 1;
+    p->depth = 0;
+    hold(p, NULL, now);
+    break;
   case TW_OACT_SUB: /* still blocking: at least 1 left */
     if (p->count > 1) {
       p->count--;
@@ -443,7 +457,7 @@ static void count_act(struct tw_rtos_obj *p, enum tw_obj_act a, const struct rta
 
 static void obj_act(struct tw_rtos *m, struct rcore *c, const struct tw_meaning *mn,
                     struct robj *o, struct rtask *t, const struct tw_rtos_phase *task_was,
-                    uint64_t now)
+                    uint32_t value, uint64_t now)
 {
   struct tw_rtos_obj *p = &o->pub;
   const struct tw_rtos_task *h = p->holder_known ? p->holder : NULL;
@@ -460,7 +474,7 @@ static void obj_act(struct tw_rtos *m, struct rcore *c, const struct tw_meaning 
     /* a release consumes a unit unless the task only waited for a state */
     int took = !(task_was && task_was->state == TW_RTOS_BLOCKED &&
                  task_was->wait == TW_RTOS_WAIT_CONDITION);
-    count_act(p, a, t, took, now);
+    count_act(p, a, t, took, mn->value_field >= 0 ? value : 0, now);
     if (a == TW_OACT_RELEASE_ALL)
       release_all(m, c, o, now);
   }
@@ -561,7 +575,7 @@ static void act_name(struct tw_rtos *m, struct rcore *c, unsigned kind, uint32_t
     evch->obj = &o->pub;
   }
   if (m->nobs) {
-    struct tw_rtos_change ch = {.kind = TW_RTOS_CH_NAME, .why = TW_ACT_NAME, .t = now, .ev = ev,
+    struct tw_rtos_change ch = {.kind = TW_RTOS_CH_NAME, .meaning = m->mn, .why = TW_ACT_NAME, .t = now, .ev = ev,
                                 .core = &c->pub, .task = evch->task, .obj = evch->obj,
                                 .obj_kind = (uint8_t)kind, .obj_number = number};
     tw__rtos_emit(m, &ch);
@@ -601,7 +615,7 @@ void tw__rtos_act(struct tw_rtos *m, struct rcore *c, const struct tw_meaning *m
   if (mn->task_field >= 0 && mn->task_field < ev->nvalues &&
       (is_task_act(mn->act) || mn->act == TW_ACT_NONE)) {
     task = tw__rtos_task_get(m, c->ep, ev->values[mn->task_field]);
-    evch->task = task ? &task->pub : NULL;
+    evch->task = m->evtask = task ? &task->pub : NULL;
   }
   if (mn->obj_field >= 0 && mn->obj_field < ev->nvalues && is_sync_kind(kind) &&
       mn->act != TW_ACT_NAME) {
@@ -631,5 +645,5 @@ void tw__rtos_act(struct tw_rtos *m, struct rcore *c, const struct tw_meaning *m
     task_act(m, c, mn, task, kind, obj, value, t);
   }
   if (o && mn->obj_act != TW_OACT_NONE)
-    obj_act(m, c, mn, o, task, task ? &was : NULL, t);
+    obj_act(m, c, mn, o, task, task ? &was : NULL, value, t);
 }

@@ -84,6 +84,8 @@ struct tw_rtos {
   uint64_t oom, out_of_range;
   int finished;
   const struct tw_event *ev; /* being fed */
+  const struct tw_meaning *mn; /* its meaning */
+  const struct tw_rtos_task *evtask; /* its task */
 };
 
 /* rtos.c */

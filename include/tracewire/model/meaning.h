@@ -66,6 +66,10 @@ enum tw_obj_act {
   TW_OACT_ADD,            /* count + 1 (anti-semaphore: blocks more) */
   TW_OACT_SUB,            /* count - 1, still above 0 */
   TW_OACT_EMPTY,          /* the event shows the count is 0 (a block on it, a pass) */
+  TW_OACT_CREATE,         /* the object exists from now (value: its count, if given) */
+  TW_OACT_CREATE_BINARY,  /* a semaphore of at most one unit: a lock whose holder is its
+                             taker (value: its count, if given) */
+  TW_OACT_DELETE,         /* the object is gone: free, count 0 */
   TW_OACT_COUNT
 };
 

@@ -128,6 +128,7 @@ struct tw_rtos_obj {
   uint8_t kind;            /* enum tw_obj_kind */
   uint32_t number;
   const char *name;
+  uint8_t binary;          /* at most one unit (CREATE_BINARY): a lock, held by its taker */
   /* mutexes, and the taker of a semaphore unit */
   const struct tw_rtos_task *holder; /* NULL: free, or unknown (holder_known 0) */
   uint8_t holder_known;
@@ -185,14 +186,16 @@ struct tw_rtos_change {
   uint64_t t;                        /* ns (held at the core's latest time) */
   const struct tw_event *ev;         /* the event being fed; NULL at END */
   const struct tw_rtos_core *core;
-  const struct tw_rtos_task *task;   /* SWITCH: switched in; TASK, PRIO; EVENT: its task */
+  const struct tw_rtos_task *task;   /* SWITCH: switched in; TASK, PRIO; EVENT and OBJ: the
+                                        event's task */
   const struct tw_rtos_task *prev;   /* SWITCH: switched out */
   const struct tw_rtos_obj *obj;     /* OBJ; EVENT: its object; NAME */
+  const struct tw_meaning *meaning;  /* the event's meaning, for every change it causes
+                                        (NULL: none, or not caused by an event) */
   struct tw_rtos_phase old;          /* TASK: the phase it left */
   const struct tw_rtos_task *old_holder; /* OBJ: holder before (when it was known) */
   uint64_t old_since;                /* OBJ: held_since before */
   /* EVENT */
-  const struct tw_meaning *meaning;  /* NULL: the event means nothing to the model */
   enum tw_marker marker;
   uint32_t value;                    /* the meaning's value field, 0 when none */
   uint8_t obj_kind;                  /* EVENT, NAME: the object the event names */
@@ -250,6 +253,9 @@ const char *tw_rtos_name(const struct tw_rtos *m, uint16_t endpoint, enum tw_obj
 /* Names: 0.. until it returns 0. */
 int tw_rtos_name_at(const struct tw_rtos *m, size_t i, uint16_t *endpoint,
                     enum tw_obj_kind *kind, uint32_t *number, const char **name);
+/* Losses so far on any core of the endpoint: a task phase whose epoch is
+ * older began before a gap. */
+uint64_t tw_rtos_epoch(const struct tw_rtos *m, uint16_t endpoint);
 /* Tasks of an endpoint known to be ready now (a lower bound while some
  * are unknown: *unknown says how many). */
 uint32_t tw_rtos_ready(const struct tw_rtos *m, uint16_t endpoint, uint32_t *unknown);
