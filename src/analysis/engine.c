@@ -410,10 +410,7 @@ static uint32_t marker_value(const struct tw_event *ev)
 
 static enum tw_marker marker_of(const struct tw_event *ev)
 {
-  if (!ev || !ev->desc)
-    return TW_MARKER_NONE;
-  return ev->desc->marker_field >= 0 ? tw_event_marker(ev->desc, marker_value(ev))
-                                     : ev->desc->default_marker;
+  return ev ? tw_event_marker_of(ev) : TW_MARKER_NONE;
 }
 
 static void on_irq(struct tw_an *a, struct an_core *c, const struct tw_rtos_change *ch)

@@ -267,10 +267,7 @@ int tw_rtos_feed(struct tw_rtos *m, const struct tw_event *ev)
   if (mn)
     tw__rtos_act(m, c, mn, ev, t, &ch);
   if (m->nobs) {
-    int mf = ev->desc ? ev->desc->marker_field : -1;
-    ch.marker = !ev->desc ? TW_MARKER_NONE
-              : mf >= 0 && mf < ev->nvalues ? tw_event_marker(ev->desc, ev->values[mf])
-                                            : ev->desc->default_marker;
+    ch.marker = tw_event_marker_of(ev);
     tw__rtos_emit(m, &ch);
   }
   m->ev = NULL;
