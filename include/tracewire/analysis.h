@@ -122,6 +122,10 @@ struct tw_an;
 struct tw_rtos;
 
 int tw_an_create(struct tw_an **out, const struct tw_an_cfg *cfg);
+/* An engine on a model someone else feeds (the MTI system's, from
+ * TraceContext::GetModel): it observes model from its next event on;
+ * tw_an_feed is then TW_EINVAL. model must outlive the engine. */
+int tw_an_create_on(struct tw_an **out, struct tw_rtos *model, const struct tw_an_cfg *cfg);
 void tw_an_destroy(struct tw_an *a);
 void tw_an_observe(struct tw_an *a, tw_an_observer fn, void *ctx);
 /* One decoded event. Events of one stream come in time order; a core is a
@@ -138,6 +142,10 @@ void tw_an_loss(struct tw_an *a, uint16_t stream, enum tw_an_loss_cause cause, u
 void tw_an_finish(struct tw_an *a);
 /* Name of core i for output ("board.cpu0"); copied. 0 or TW_ENOMEM. */
 int tw_an_set_core_name(struct tw_an *a, int core, const char *name);
+/* fn(ctx, a, core) is called when the engine first hears of a core (during
+ * the feed of that core's first event): a host can name it then. */
+void tw_an_on_core(struct tw_an *a, void (*fn)(void *ctx, struct tw_an *a, int core),
+                   void *ctx);
 /* The first error so far (0: none): an allocation that failed. */
 int tw_an_error(const struct tw_an *a);
 /* The RTOS state model the engine reads (names, states, objects). */

@@ -86,6 +86,8 @@ struct tw_an {
   int err;                       /* first error (TW_ENOMEM), sticky */
   tw_an_observer obs;
   void *obs_ctx;
+  void (*on_core)(void *ctx, struct tw_an *a, int core);
+  void *on_core_ctx;
   struct an_core *cores;         /* by model core id */
   size_t ncores, ncores_used;    /* capacity; 1 + the highest id in use */
   struct an_task *tasks;         /* by model task id */

@@ -99,6 +99,9 @@ static struct an_core *core_of(struct tw_an *a, const struct tw_rtos_core *mc)
     c->mc = mc;
     c->own_irq = -1;
     c->win_w = 1000; /* 1 us; doubles as the trace grows */
+    if (a->on_core)
+      a->on_core(a->on_core_ctx, a, (int)mc->id);
+    c = &a->cores[mc->id]; /* the hook may have grown the table (a name) */
   }
   return c;
 }
@@ -646,6 +649,8 @@ static void on_change(void *ctx, const struct tw_rtos_change *ch)
 int tw_an_feed(struct tw_an *a, const struct tw_event *ev)
 {
   int rc;
+  if (!a->own_model)
+    return TW_EINVAL; /* someone else feeds the model */
   if (a->finished)
     return 0;
   rc = tw_rtos_feed(a->m, ev);
@@ -694,7 +699,8 @@ void tw_an_finish(struct tw_an *a)
 {
   if (a->finished)
     return;
-  tw_rtos_finish(a->m);
+  if (a->own_model)
+    tw_rtos_finish(a->m); /* a shared model is its owner's to finish */
   for (size_t i = 0; i < a->ncores; i++)
     if (a->cores[i].mc && a->cores[i].in_span)
       finish_core(a, &a->cores[i]);
@@ -707,9 +713,10 @@ void tw_an_finish(struct tw_an *a)
 
 /* ---- lifetime ---------------------------------------------------------------------- */
 
-int tw_an_create(struct tw_an **out, const struct tw_an_cfg *cfg)
+static int create(struct tw_an **out, struct tw_rtos *model, const struct tw_an_cfg *cfg)
 {
   struct tw_an *a = tw__an_calloc(NULL, 1, sizeof *a);
+  int rc;
   *out = NULL;
   if (!a)
     return TW_ENOMEM;
@@ -717,13 +724,27 @@ int tw_an_create(struct tw_an **out, const struct tw_an_cfg *cfg)
     a->cfg = *cfg;
   if (!a->cfg.starve_ns)
     a->cfg.starve_ns = 100000000ull;
-  if (tw_rtos_create(&a->m) < 0 || tw_rtos_observe(a->m, on_change, a) < 0) {
-    tw_rtos_destroy(a->m);
+  a->own_model = !model;
+  rc = model ? 0 : tw_rtos_create(&model);
+  a->m = model;
+  if (rc < 0 || (rc = tw_rtos_observe(a->m, on_change, a)) < 0) {
+    if (a->own_model)
+      tw_rtos_destroy(a->m);
     free(a);
-    return TW_ENOMEM;
+    return rc;
   }
   *out = a;
   return 0;
+}
+
+int tw_an_create(struct tw_an **out, const struct tw_an_cfg *cfg)
+{
+  return create(out, NULL, cfg);
+}
+
+int tw_an_create_on(struct tw_an **out, struct tw_rtos *model, const struct tw_an_cfg *cfg)
+{
+  return model ? create(out, model, cfg) : TW_EINVAL;
 }
 
 void tw_an_destroy(struct tw_an *a)
@@ -748,7 +769,10 @@ void tw_an_destroy(struct tw_an *a)
     free(a->objs[i].hold);
     free(a->objs[i].wait);
   }
-  tw_rtos_destroy(a->m);
+  if (a->own_model)
+    tw_rtos_destroy(a->m);
+  else
+    tw_rtos_unobserve(a->m, on_change, a);
   free(a->cores);
   free(a->tasks);
   free(a->objs);
@@ -779,6 +803,12 @@ int tw_an_set_core_name(struct tw_an *a, int core, const char *name)
   free(a->cores[core].name);
   a->cores[core].name = copy;
   return 0;
+}
+
+void tw_an_on_core(struct tw_an *a, void (*fn)(void *ctx, struct tw_an *a, int core), void *ctx)
+{
+  a->on_core = fn;
+  a->on_core_ctx = ctx;
 }
 
 int tw_an_error(const struct tw_an *a) { return a->err; }

@@ -1,10 +1,10 @@
 /*
- * The "analysis" MTI plugin: feeds every decoded event to the engine
- * (engine.c), which feeds its RTOS state model. It uses only what a user
- * plugin has: a class with field mask 0 (no values: the model builds no
- * record for it) on every event source of every component, and the
- * TraceContext's current event and component, from which the engine
- * takes the event and each core's name.
+ * The "analysis" MTI plugin: the engine (engine.c) observes the trace
+ * model's RTOS state model (TraceContext::GetModel, revision 1), which the
+ * system feeds, so the plugin needs no event class of its own: each
+ * event's changes reach the engine before the event's callbacks. A core
+ * is named after its component (the TraceContext's current component when
+ * the core first changes).
  *
  * Parameters: starve_ms (starvation threshold), json (JSON output), file
  * (where Release writes the results: "-" stdout, "" nothing).
@@ -34,81 +34,52 @@ static const eslapi_CADIParameterInfo_t params[NPARAMS] = {
 /* Per-instance state (tw_mti_instance.state). */
 struct inst {
   struct tw_an *an;
+  struct tw_rtos *model;
+  uint64_t starve_ns;
   const TW_TraceContext *ctx;
   MTI_SystemTraceInterface *sys;
-  uint8_t *named;       /* by stream: its core has its component's name */
-  size_t nnamed;
 };
 
-/* The core of a stream's first event gets its component's path. */
-static void name_core(struct inst *in, const struct tw_event *ev)
+/* A core the engine first hears of gets the name of the component being
+ * fed (its first event's). */
+static void name_core(void *ctx, struct tw_an *an, int core)
 {
+  struct inst *in = ctx;
   const MTI_ComponentTraceInterface *comp = in->ctx->vtbl->GetCurrentComponent(in->ctx);
-  const struct tw_rtos_core *mc = tw_rtos_core_of(tw_an_model(in->an), ev->stream);
-  if (ev->stream >= in->nnamed &&
-      tw__an_grow(in->an, &in->named, &in->nnamed, (size_t)ev->stream + 1, 1) < 0)
-    return;
-  in->named[ev->stream] = 1;
-  for (int i = 0; mc && comp && i < in->sys->vtbl->GetNumOfTraceComponents(in->sys); i++)
+  for (int i = 0; comp && i < in->sys->vtbl->GetNumOfTraceComponents(in->sys); i++)
     if (eslapi_ObtainPointer(in->sys->vtbl->GetComponentTrace(in->sys, i),
                              MTI_ComponentTraceInterface) == comp)
-      tw_an_set_core_name(in->an, (int)mc->id, in->sys->vtbl->GetComponentTracePath(in->sys, i));
-}
-
-static void on_record(void *user, const MTI_EventClass *ec, const MTI_EventRecord *rec)
-{
-  struct inst *in = user;
-  const struct tw_event *ev = in->ctx->vtbl->GetCurrentEvent(in->ctx);
-  (void)ec;
-  (void)rec;
-  if (!ev)
-    return;
-  tw_an_feed(in->an, ev); /* an error is kept: tw_an_error(), the output, Release */
-  if (ev->stream >= in->nnamed || !in->named[ev->stream])
-    name_core(in, ev);
-}
-
-static int is_state_source(const char *name)
-{
-  return !strcmp(name, "TASKS") || !strcmp(name, "MUTEXES") || !strcmp(name, "SEMAPHORES");
+      tw_an_set_core_name(an, core, in->sys->vtbl->GetComponentTracePath(in->sys, i));
 }
 
 static eslapi_CADIReturn_t an_register(struct tw_mti_instance *mi, eslapi_CAInterface *sim)
 {
   struct inst *in = mi->state;
+  struct tw_an_cfg cfg = {.starve_ns = in->starve_ns};
   in->sys = eslapi_ObtainPointer(sim, MTI_SystemTraceInterface);
-  in->ctx = eslapi_ObtainPointer(sim, TW_TraceContext);
+  in->ctx = (const TW_TraceContext *)eslapi_ObtainInterface(sim, TW_TraceContext_IFNAME, 1, NULL);
   if (!in->sys || !in->ctx)
-    return CADI_STATUS_GeneralError;
-  for (int i = 0; i < in->sys->vtbl->GetNumOfTraceComponents(in->sys); i++) {
-    MTI_ComponentTraceInterface *c = eslapi_ObtainPointer(
-        in->sys->vtbl->GetComponentTrace(in->sys, i), MTI_ComponentTraceInterface);
-    if (!c)
-      return CADI_STATUS_GeneralError;
-    for (int k = 0; k < c->vtbl->GetNumOfTraceSources(c); k++) {
-      MTI_TraceSource *src = c->vtbl->GetTraceSource(c, k);
-      MTI_EventClass *ec;
-      if (is_state_source(src->vtbl->GetName(src)))
-        continue;
-      ec = src->vtbl->CreateEventClass(src, 0);
-      if (!ec || ec->vtbl->RegisterCallback(ec, on_record, in) != MTI_OK)
-        return CADI_STATUS_GeneralError;
-    }
-  }
+    return CADI_STATUS_GeneralError; /* a simulation without the state model */
+  in->model = in->ctx->vtbl->GetModel(in->ctx);
+  if (tw_an_create_on(&in->an, in->model, &cfg) < 0)
+    return CADI_STATUS_InsufficientResources;
+  tw_an_on_core(in->an, name_core, in);
   return CADI_STATUS_OK;
 }
 
 static int an_instantiate(struct tw_mti_instance *mi)
 {
   struct inst *in = mi->state;
-  struct tw_an_cfg cfg = {.starve_ns = (uint64_t)tw_mti_instance_int(mi, "starve_ms") * 1000000ull};
-  return tw_an_create(&in->an, &cfg) < 0 ? -1 : 0;
+  in->starve_ns = (uint64_t)tw_mti_instance_int(mi, "starve_ms") * 1000000ull;
+  return 0; /* the engine is made at RegisterSimulation, on the simulation's model */
 }
 
 static void an_release(struct tw_mti_instance *mi)
 {
   struct inst *in = mi->state;
   const char *path = tw_mti_instance_string(mi, "file");
+  if (!in->an)
+    return; /* never registered */
   tw_an_finish(in->an);
   if (path[0]) {
     FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
@@ -128,7 +99,6 @@ static void an_release(struct tw_mti_instance *mi)
             tw_strerror(tw_an_error(in->an)));
   }
   tw_an_destroy(in->an);
-  free(in->named);
 }
 
 static const struct tw_mti_plugin_desc analysis = {

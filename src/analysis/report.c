@@ -64,7 +64,7 @@ struct b64 {
 struct tw_report {
   struct b64 b64;            /* the output encoder's buffer */
   struct tw_report_cfg cfg;
-  double bin_w;
+  double bin_w, bin_inv;    /* bin width (ns) and its inverse (a multiply per item) */
   FILE *ev, *sg;
   uint64_t nev, nsg, ev_over, sg_over;
   double detail_end;         /* time of the first event not embedded */
@@ -76,6 +76,11 @@ struct tw_report {
   uint8_t code_marker[NCODES];
   uint8_t code_index[NCODES]; /* code -> position in the page's code table */
   int err;
+  /* the hot path's caches: the last lanes looked up (items come in runs
+   * on a few lanes), and each event id's descriptor */
+  struct { uint64_t key; uint16_t lane; } recent[64];
+  const struct tw_event_desc *descs[NCODES / 16];
+  uint8_t have_desc[NCODES / 16];
 };
 
 static uint64_t lane_key(int core, unsigned kind, uint32_t num)
@@ -109,7 +114,25 @@ static int rehash(struct tw_report *r)
   return 0;
 }
 
-static uint16_t lane_of(struct tw_report *r, int core, unsigned kind, uint32_t num)
+static uint16_t lane_lookup(struct tw_report *r, int core, unsigned kind, uint32_t num)
+    __attribute__((noinline));
+
+static inline uint16_t lane_of(struct tw_report *r, int core, unsigned kind, uint32_t num)
+{
+  uint64_t k = lane_key(core, kind, num) + 1; /* 0: an empty cache entry */
+  size_t h = hslot(k, sizeof r->recent / sizeof r->recent[0]);
+  uint16_t lane;
+  if (r->recent[h].key == k)
+    return r->recent[h].lane;
+  lane = lane_lookup(r, core, kind, num);
+  if (lane != NO_LANE) {
+    r->recent[h].key = k;
+    r->recent[h].lane = lane;
+  }
+  return lane;
+}
+
+static uint16_t lane_lookup(struct tw_report *r, int core, unsigned kind, uint32_t num)
 {
   uint64_t k = lane_key(core, kind, num);
   if (r->hcap) {
@@ -160,6 +183,7 @@ int tw_report_open(struct tw_report **out, const struct tw_report_cfg *cfg)
   if (r->cfg.t1 <= r->cfg.t0)
     r->cfg.t1 = r->cfg.t0 + 1;
   r->bin_w = (double)(r->cfg.t1 - r->cfg.t0) / TW_REPORT_BINS;
+  r->bin_inv = 1.0 / r->bin_w;
   r->detail_end = -1;
   r->ev = tmpfile();
   r->sg = tmpfile();
@@ -203,7 +227,7 @@ static int64_t rel(const struct tw_report *r, uint64_t t)
 
 static int bin_of(const struct tw_report *r, double t)
 {
-  double b = t / r->bin_w;
+  double b = t * r->bin_inv;
   return b < 0 ? 0 : b >= TW_REPORT_BINS ? TW_REPORT_BINS - 1 : (int)b;
 }
 
@@ -232,12 +256,17 @@ static int constant_of(const struct tw_event_desc *d, uint32_t value)
   return 0;
 }
 
-static uint16_t code_of(const struct tw_an_item *it)
+static uint16_t code_of(struct tw_report *r, const struct tw_an_item *it)
 {
-  int k = constant_of(tw_event_desc_by_id(it->id), it->type);
-  if (it->id >= NCODES / 16 || k >= 16)
+  int k;
+  if (it->id >= NCODES / 16)
     return 0;
-  return (uint16_t)(it->id * 16 + k);
+  if (!r->have_desc[it->id]) {
+    r->descs[it->id] = tw_event_desc_by_id(it->id);
+    r->have_desc[it->id] = 1;
+  }
+  k = constant_of(r->descs[it->id], it->type);
+  return k < 16 ? (uint16_t)(it->id * 16 + k) : 0;
 }
 
 static void add_event(struct tw_report *r, const struct tw_an_item *it)
@@ -253,7 +282,7 @@ static void add_event(struct tw_report *r, const struct tw_an_item *it)
   r->lanes[lane].cnt[bin_of(r, (double)t)]++;
   if (olane != NO_LANE)
     r->lanes[olane].cnt[bin_of(r, (double)t)]++;
-  uint16_t code = code_of(it);
+  uint16_t code = code_of(r, it);
   r->code_used[code] = 1;
   r->code_marker[code] = (uint8_t)it->marker;
   if (r->nev >= r->cfg.max_detail) {

@@ -189,6 +189,8 @@ struct tw_mti_system {
   size_t nclasses;
   struct tw_rtos *model;               /* states and names (tracewire/model/rtos.h) */
   bool track_all;                      /* a plugin holds the model: every component */
+  bool dump_hot;                       /* some TASKS/MUTEXES/SEMAPHORES source is hot */
+  bool listening;                      /* observing the model for them */
   uint64_t model_oom;                  /* the model could not store something */
   bool running;
   uint8_t gate; /* MTI_GATE_*: feed's one test for both */
@@ -224,6 +226,7 @@ int tw__mti_state_init(struct tw_mti_system *sys);
 void tw__mti_state_update(struct mti_component *comp, const struct tw_event *ev);
 MTI_Status tw__mti_state_dump(struct mti_class *cls, MTI_CallbackT cb, void *user);
 void tw__mti_track_all(struct tw_mti_system *sys);
+void tw__mti_state_listen(struct tw_mti_system *sys);
 bool tw__mti_spec_names(const struct tw_event_desc *d);
 
 /* mti_system.c */

@@ -644,4 +644,14 @@ void tw__mti_flags_update(struct mti_source *s)
     f |= MTI_F_STATE;
   if (c->flags && s->index < c->nsources)
     c->flags[s->index] = f;
+  if (s->spec->kind != MTI_SRC_EVENT) { /* the state model's changes: anyone to tell? */
+    struct tw_mti_system *sys = c->sys;
+    sys->dump_hot = false;
+    for (int i = 0; i < sys->ncomps && !sys->dump_hot; i++)
+      sys->dump_hot = (sys->comps[i]->tasks_src && sys->comps[i]->tasks_src->hot) ||
+                      (sys->comps[i]->mutexes_src && sys->comps[i]->mutexes_src->hot) ||
+                      (sys->comps[i]->sems_src && sys->comps[i]->sems_src->hot);
+    sys->dump_hot |= s->hot; /* s may not be in its component's table yet */
+    tw__mti_state_listen(sys);
+  }
 }

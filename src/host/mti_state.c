@@ -136,8 +136,19 @@ static void on_change(void *ctx, const struct tw_rtos_change *ch)
 
 int tw__mti_state_init(struct tw_mti_system *sys)
 {
-  int rc = tw_rtos_create(&sys->model);
-  return rc ? rc : tw_rtos_observe(sys->model, on_change, sys);
+  return tw_rtos_create(&sys->model);
+}
+
+/* The model's changes are observed only while a dump source listens: an
+ * observer nobody needs would cost a call per change. */
+void tw__mti_state_listen(struct tw_mti_system *sys)
+{
+  if (sys->dump_hot && !sys->listening)
+    sys->listening = tw_rtos_observe(sys->model, on_change, sys) == 0;
+  else if (!sys->dump_hot && sys->listening) {
+    tw_rtos_unobserve(sys->model, on_change, sys);
+    sys->listening = false;
+  }
 }
 
 void tw__mti_state_update(struct mti_component *c, const struct tw_event *ev)

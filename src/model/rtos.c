@@ -33,7 +33,7 @@ static int grow_ptrs(void *arrp, size_t *cap, size_t need)
 }
 
 /* The slot of `number` in a page table, allocating its page when asked. */
-static void *page_slot(struct pages *p, uint32_t number, size_t elem, int create)
+static void *page_slot_slow(struct pages *p, uint32_t number, size_t elem, int create)
 {
   size_t pi = number >> PAGE_BITS;
   if (number >= MAX_NUMBER)
@@ -47,6 +47,14 @@ static void *page_slot(struct pages *p, uint32_t number, size_t elem, int create
       return NULL;
   }
   return (char *)p->page[pi] + (number & (PAGE_SIZE - 1)) * elem;
+}
+
+static inline void *page_slot(struct pages *p, uint32_t number, size_t elem, int create)
+{
+  size_t pi = number >> PAGE_BITS;
+  if (pi < p->n && p->page[pi]) /* the common case: two loads */
+    return (char *)p->page[pi] + (number & (PAGE_SIZE - 1)) * elem;
+  return page_slot_slow(p, number, elem, create);
 }
 
 static void pages_free(struct pages *p)
@@ -193,11 +201,19 @@ static inline struct rcore *core_of(struct tw_rtos *m, const struct tw_event *ev
 
 /* ---- meanings --------------------------------------------------------------------- */
 
-static void index_meanings(struct tw_rtos *m)
+static int index_meanings(struct tw_rtos *m)
 {
-  for (size_t i = tw_nmeanings; i-- > 0;) /* backwards: the first row of an id wins */
-    if (tw_meanings[i].id < ID_TABLE)
-      m->by_id[tw_meanings[i].id] = &tw_meanings[i];
+  if (!(m->row_marker = malloc(tw_nmeanings + 1)))
+    return TW_ENOMEM;
+  for (size_t i = tw_nmeanings; i-- > 0;) { /* backwards: the first row of an id wins */
+    const struct tw_meaning *r = &tw_meanings[i];
+    const struct tw_event_desc *d = tw_event_desc_by_id(r->id);
+    if (r->id < ID_TABLE)
+      m->by_id[r->id] = r;
+    m->row_marker[i] = (uint8_t)(!d ? TW_MARKER_NONE : r->any ? d->default_marker
+                                                     : tw_event_marker(d, r->value));
+  }
+  return 0;
 }
 
 static inline const struct tw_meaning *meaning_of(const struct tw_rtos *m,
@@ -223,7 +239,8 @@ static inline const struct tw_meaning *meaning_of(const struct tw_rtos *m,
 
 void tw__rtos_emit(struct tw_rtos *m, const struct tw_rtos_change *ch)
 {
-  for (int i = 0; i < m->nobs; i++)
+  m->obs[0].fn(m->obs[0].ctx, ch); /* callers check nobs */
+  for (int i = 1; i < m->nobs; i++)
     m->obs[i].fn(m->obs[i].ctx, ch);
 }
 
@@ -262,12 +279,28 @@ int tw_rtos_feed(struct tw_rtos *m, const struct tw_event *ev)
   if (c->has_pending)
     apply_pending(m, c, t);
   mn = m->mn = meaning_of(m, ev);
-  struct tw_rtos_change ch = {.kind = TW_RTOS_CH_EVENT, .t = t, .ev = ev, .core = &c->pub,
-                              .meaning = mn, .why = mn ? mn->act : TW_ACT_NONE};
+  /* filled field by field (every field of an EVENT change): zeroing the
+   * whole struct on each event costs more than the rest of the feed */
+  struct tw_rtos_change ch;
+  ch.kind = TW_RTOS_CH_EVENT;
+  ch.why = mn ? mn->act : TW_ACT_NONE;
+  ch.t = t;
+  ch.ev = ev;
+  ch.core = &c->pub;
+  ch.task = NULL;
+  ch.obj = NULL;
+  ch.meaning = mn;
+  ch.marker = TW_MARKER_NONE;
+  ch.value = 0;
+  ch.obj_kind = TW_OBJ_NONE;
+  ch.obj_number = 0;
   if (mn)
     tw__rtos_act(m, c, mn, ev, t, &ch);
   if (m->nobs) {
-    ch.marker = tw_event_marker_of(ev);
+    /* a row for one constant has its marker; a catch-all row may stand for
+     * several values, which the vocabulary then says */
+    ch.marker = mn && !mn->any ? (enum tw_marker)m->row_marker[mn - tw_meanings]
+                               : tw_event_marker_of(ev);
     tw__rtos_emit(m, &ch);
   }
   m->ev = NULL;
@@ -307,7 +340,10 @@ int tw_rtos_create(struct tw_rtos **out)
   *out = NULL;
   if (!m)
     return TW_ENOMEM;
-  index_meanings(m);
+  if (index_meanings(m) < 0) {
+    free(m);
+    return TW_ENOMEM;
+  }
   *out = m;
   return 0;
 }
@@ -332,6 +368,7 @@ void tw_rtos_destroy(struct tw_rtos *m)
   free(m->tasks);
   free(m->objs);
   tw__rtos_names_free(m);
+  free(m->row_marker);
   free(m);
 }
 

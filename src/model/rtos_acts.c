@@ -67,7 +67,7 @@ static void waiters_add(struct tw_rtos *m, struct rcore *c, const struct tw_rtos
                         int d, uint64_t now, enum tw_act why)
 {
   struct robj *o;
-  if (!waits_on(p) || !(o = tw__rtos_obj_find(c->ep, p->wait_kind, p->wait_obj)))
+  if (!waits_on(p) || !(o = tw__rtos_obj_fast(c->ep, p->wait_kind, p->wait_obj)))
     return;
   if (d < 0 && !o->pub.waiters)
     return;
@@ -81,21 +81,25 @@ struct phase_to {
   uint64_t wait_value;
 };
 
-static int same_phase(const struct tw_rtos_phase *p, const struct phase_to *to)
+static int same_phase(const struct tw_rtos_phase *p, struct phase_to to)
 {
-  return p->state == to->state && p->wait == to->wait && p->wait_kind == to->wait_kind &&
-         p->wait_obj == to->wait_obj && p->wait_value == to->wait_value;
+  return p->state == to.state && p->wait == to.wait && p->wait_kind == to.wait_kind &&
+         p->wait_obj == to.wait_obj && p->wait_value == to.wait_value;
 }
 
 /* Moves task t (of core c's endpoint) to a new phase, keeping the
- * endpoint's ready/unknown counts and the objects' waiter counts. */
-static void set_phase(struct tw_rtos *m, struct rcore *c, struct rtask *t,
-                      const struct phase_to *to, enum tw_act why, uint64_t now)
+ * endpoint's ready/unknown counts and the objects' waiter counts. The new
+ * phase comes by value (in registers): read back through memory right
+ * after the caller's narrow stores it stalled store forwarding. */
+static void set_phase(struct tw_rtos *m, struct rcore *c, struct rtask *t, struct phase_to tov,
+                      enum tw_act why, uint64_t now)
 {
-  struct tw_rtos_phase old = t->pub.now;
+  const struct phase_to *to = &tov;
+  struct tw_rtos_phase old;
   struct rep *e = c->ep;
-  if (same_phase(&old, to))
+  if (same_phase(&t->pub.now, tov))
     return;
+  old = t->pub.now;
   e->ready += (to->state == TW_RTOS_READY) - (old.state == TW_RTOS_READY);
   e->unknown += (to->state == TW_RTOS_UNKNOWN) - (old.state == TW_RTOS_UNKNOWN);
   if (to->state == TW_RTOS_UNKNOWN && old.state != TW_RTOS_UNKNOWN)
@@ -109,15 +113,16 @@ static void set_phase(struct tw_rtos *m, struct rcore *c, struct rtask *t,
                                 .core = &c->pub, .task = &t->pub, .old = old};
     tw__rtos_emit(m, &ch);
   }
-  waiters_add(m, c, &old, -1, now, why);
-  waiters_add(m, c, &t->pub.now, 1, now, why);
+  if (old.state == TW_RTOS_BLOCKED)
+    waiters_add(m, c, &old, -1, now, why);
+  if (to->state == TW_RTOS_BLOCKED)
+    waiters_add(m, c, &t->pub.now, 1, now, why);
 }
 
 static void to_state(struct tw_rtos *m, struct rcore *c, struct rtask *t, uint8_t state,
                      enum tw_act why, uint64_t now)
 {
-  struct phase_to to = {.state = state};
-  set_phase(m, c, t, &to, why, now);
+  set_phase(m, c, t, (struct phase_to){.state = state}, why, now);
 }
 
 static void prio_changed(struct tw_rtos *m, struct rcore *c, struct rtask *t, uint64_t now,
@@ -204,7 +209,7 @@ static void act_run(struct tw_rtos *m, struct rcore *c, struct rtask *t, uint64_
     int lower = prev->pub.prio >= 0 && t->pub.prio >= 0 && t->pub.prio < prev->pub.prio;
     struct phase_to to = {.state = lower ? TW_RTOS_BLOCKED : TW_RTOS_READY,
                           .wait = lower ? TW_RTOS_WAIT_UNSEEN : TW_RTOS_WAIT_NONE};
-    set_phase(m, c, prev, &to, TW_ACT_RUN, now);
+    set_phase(m, c, prev, to, TW_ACT_RUN, now);
   }
   to_state(m, c, t, TW_RTOS_RUNNING, TW_ACT_RUN, now);
   t->pub.core = (int)c->pub.id;
@@ -497,7 +502,7 @@ static void block(struct tw_rtos *m, struct rcore *c, struct rtask *t, const str
     to.wait_kind = (uint8_t)kind;
     to.wait_obj = obj;
   }
-  set_phase(m, c, t, &to, mn->act, now);
+  set_phase(m, c, t, to, mn->act, now);
 }
 
 static void task_act(struct tw_rtos *m, struct rcore *c, const struct tw_meaning *mn,
@@ -614,12 +619,16 @@ void tw__rtos_act(struct tw_rtos *m, struct rcore *c, const struct tw_meaning *m
   evch->obj_number = obj;
   if (mn->task_field >= 0 && mn->task_field < ev->nvalues &&
       (is_task_act(mn->act) || mn->act == TW_ACT_NONE)) {
-    task = tw__rtos_task_get(m, c->ep, ev->values[mn->task_field]);
+    task = tw__rtos_task_fast(c->ep, ev->values[mn->task_field]);
+    if (!task)
+      task = tw__rtos_task_get(m, c->ep, ev->values[mn->task_field]);
     evch->task = m->evtask = task ? &task->pub : NULL;
   }
   if (mn->obj_field >= 0 && mn->obj_field < ev->nvalues && is_sync_kind(kind) &&
       mn->act != TW_ACT_NAME) {
-    o = tw__rtos_obj_get(m, c->ep, kind, obj);
+    o = tw__rtos_obj_fast(c->ep, kind, obj);
+    if (!o)
+      o = tw__rtos_obj_get(m, c->ep, kind, obj);
     evch->obj = o ? &o->pub : NULL;
   }
   switch (mn->act) {

@@ -66,6 +66,7 @@ struct tw_rtos {
   struct observer obs[TW_RTOS_MAX_OBSERVERS];
   int nobs;
   const struct tw_meaning *by_id[ID_TABLE]; /* first row of each id, NULL none */
+  uint8_t *row_marker;     /* by meaning row: the marker of its constant (or the default) */
   struct rcore **by_stream;
   size_t nby_stream;
   struct rep **eps;
@@ -90,6 +91,27 @@ struct tw_rtos {
 
 /* rtos.c */
 void tw__rtos_emit(struct tw_rtos *m, const struct tw_rtos_change *ch);
+
+/* The hot path's lookups: a task or object already seen, by two loads. */
+static inline struct rtask *tw__rtos_task_fast(const struct rep *e, uint32_t number)
+{
+  size_t pi = number >> PAGE_BITS;
+  struct rtask *t;
+  if (pi >= e->tasks.n || !e->tasks.page[pi])
+    return NULL;
+  t = (struct rtask *)e->tasks.page[pi] + (number & (PAGE_SIZE - 1));
+  return t->used ? t : NULL;
+}
+
+static inline struct robj *tw__rtos_obj_fast(const struct rep *e, unsigned kind, uint32_t number)
+{
+  size_t pi = number >> PAGE_BITS;
+  struct robj *o;
+  if (kind >= TW_OBJ_COUNT || pi >= e->objs[kind].n || !e->objs[kind].page[pi])
+    return NULL;
+  o = (struct robj *)e->objs[kind].page[pi] + (number & (PAGE_SIZE - 1));
+  return o->used ? o : NULL;
+}
 struct rtask *tw__rtos_task_get(struct tw_rtos *m, struct rep *e, uint32_t number);
 struct robj *tw__rtos_obj_get(struct tw_rtos *m, struct rep *e, unsigned kind, uint32_t number);
 struct rtask *tw__rtos_task_find(const struct rep *e, uint32_t number);

@@ -180,6 +180,8 @@ enum tw_rtos_ch {
   TW_RTOS_NCH
 };
 
+/* One change. The fields above the union are set for every kind; the
+ * union holds the kind's own (reading another kind's is meaningless). */
 struct tw_rtos_change {
   enum tw_rtos_ch kind;
   enum tw_act why;                   /* the act that caused it (LOSS for loss resets) */
@@ -187,26 +189,33 @@ struct tw_rtos_change {
   const struct tw_event *ev;         /* the event being fed; NULL at END */
   const struct tw_rtos_core *core;
   const struct tw_rtos_task *task;   /* SWITCH: switched in; TASK, PRIO; EVENT and OBJ: the
-                                        event's task */
-  const struct tw_rtos_task *prev;   /* SWITCH: switched out */
+                                        event's task; IRQ_*: the core's running task */
   const struct tw_rtos_obj *obj;     /* OBJ; EVENT: its object; NAME */
   const struct tw_meaning *meaning;  /* the event's meaning, for every change it causes
                                         (NULL: none, or not caused by an event) */
-  struct tw_rtos_phase old;          /* TASK: the phase it left */
-  const struct tw_rtos_task *old_holder; /* OBJ: holder before (when it was known) */
-  uint64_t old_since;                /* OBJ: held_since before */
-  /* EVENT */
-  enum tw_marker marker;
-  uint32_t value;                    /* the meaning's value field, 0 when none */
-  uint8_t obj_kind;                  /* EVENT, NAME: the object the event names */
-  uint32_t obj_number;
-  /* IRQ_* */
-  int depth;
-  const struct tw_rtos_frame *frame;
-  int cut;
-  /* LOSS */
-  enum tw_rtos_loss_cause cause;
-  uint64_t count;
+  union {
+    const struct tw_rtos_task *prev; /* SWITCH: switched out */
+    struct tw_rtos_phase old;        /* TASK: the phase it left */
+    struct {                         /* OBJ */
+      const struct tw_rtos_task *old_holder; /* holder before (when it was known) */
+      uint64_t old_since;            /* held_since before */
+    };
+    struct {                         /* IRQ_* */
+      const struct tw_rtos_frame *frame;
+      int depth;                     /* of the frame: 1 = outermost */
+      int cut;                       /* IRQ_EXIT: closed at a loss, duration unknown */
+    };
+    struct {                         /* LOSS */
+      enum tw_rtos_loss_cause cause;
+      uint64_t count;
+    };
+    struct {                         /* EVENT, NAME */
+      enum tw_marker marker;         /* EVENT */
+      uint32_t value;                /* EVENT: the meaning's value field, 0 when none */
+      uint8_t obj_kind;              /* the object the event names */
+      uint32_t obj_number;
+    };
+  };
 };
 
 typedef void (*tw_rtos_fn)(void *ctx, const struct tw_rtos_change *ch);
