@@ -1,5 +1,5 @@
 /*
- * The analyses on scripted traces with known answers (tracewire/scenario.h;
+ * The analyses on scripted traces with known answers (tracewire/analysis/scenario.h;
  * docs/analyses.md derives the numbers): events go through the real trace
  * model and the "analysis" MTI plugin, exactly as `tracewire analyze`
  * feeds them after decoding.
@@ -13,12 +13,12 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "analysis/an_internal.h"
-#include "tracewire/analysis.h"
+#include "tracewire/analysis/analysis.h"
 #include "tracewire/error.h"
 #include "tracewire/events_gen.h"
-#include "tracewire/mti_host.h"
-#include "tracewire/report.h"
-#include "tracewire/scenario.h"
+#include "tracewire/model/mti_host.h"
+#include "tracewire/analysis/report.h"
+#include "tracewire/analysis/scenario.h"
 
 #define US 1000ull
 #define MS 1000000ull

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <cmocka.h>
 #include "host/helpers.h"
-#include "tracewire/host/merge.h"
+#include "tracewire/wire/merge.h"
 #include "tracewire/error.h"
 
 /* ---- a tiny packet builder ---- */

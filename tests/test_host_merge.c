@@ -1,8 +1,8 @@
 /*
- * The time merge (src/host/merge.c) against a reference written the
+ * The time merge (src/wire/merge.c) against a reference written the
  * plainest way: hold events in an array, release the minimum on (time,
  * arrival order) by a linear scan when more than `window` are held, with
- * the same single-stream pass-through rule (include/tracewire/host/merge.h).
+ * the same single-stream pass-through rule (include/tracewire/wire/merge.h).
  * Random streams with ties across streams, timestamps going backwards
  * within a stream, bursts from one stream longer than the window, a stream
  * appearing late, strings that the producer overwrites after the push; the
@@ -17,7 +17,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "tracewire/error.h"
-#include "tracewire/host/merge.h"
+#include "tracewire/wire/merge.h"
 
 #define MAXN 30000
 

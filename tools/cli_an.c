@@ -8,23 +8,23 @@
 #include "cli.h"
 #include "cli_an.h"
 #include "tracewire/error.h"
-#include "tracewire/host/merge.h"
-#include "tracewire/mti_host.h"
+#include "tracewire/wire/merge.h"
+#include "tracewire/model/mti_host.h"
 
 struct an_pass;
 
 struct diag_hook {
   struct an_pass *p;
-  struct cli_src *src;
+  struct tw_input_src *src;
   size_t index;
 };
 
 struct an_pass {
   struct tw_mti_system *sys;
   struct tw_an *an;
-  struct cli_trace pre, t;     /* opened in place: their sources point back at them */
+  struct tw_input pre, t;     /* opened in place: their sources point back at them */
   int have_pre;
-  struct diag_hook hooks[CLI_MAX_SOURCES];
+  struct diag_hook hooks[TW_INPUT_MAX_SOURCES];
 };
 
 static int feed(void *ctx, const struct tw_event *ev)
@@ -33,15 +33,15 @@ static int feed(void *ctx, const struct tw_event *ev)
 }
 
 /* A decoder's gaps go to the stream they were on, numbered as the events
- * that reach the model are (cli.c: source k's stream s is k * CLI_STREAMS
- * + s when there are several sources). */
+ * that reach the model are (tracewire/trace/input.h: source k's stream s
+ * is k * TW_INPUT_STREAMS + s when there are several sources). */
 static void on_diag(void *ctx, const struct tw_diag *g)
 {
   struct diag_hook *h = ctx;
-  cli_diag(h->src, g);
+  tw_input_diag(h->src, g);
   if (g->stream < 0)
     return;
-  uint16_t stream = (uint16_t)(h->p->t.nsrc > 1 ? h->index * CLI_STREAMS + (size_t)g->stream
+  uint16_t stream = (uint16_t)(h->p->t.nsrc > 1 ? h->index * TW_INPUT_STREAMS + (size_t)g->stream
                                                 : (size_t)g->stream);
   if (g->kind == TW_DIAG_PKT_LOSS)
     tw_an_loss(h->p->an, stream, TW_AN_LOSS_PACKETS, g->count);
@@ -53,7 +53,7 @@ static void on_diag(void *ctx, const struct tw_diag *g)
  * `want` streams has had an event. */
 struct first_seen {
   uint64_t t0;
-  uint8_t seen[CLI_MAX_SOURCES * CLI_STREAMS];
+  uint8_t seen[TW_INPUT_MAX_SOURCES * TW_INPUT_STREAMS];
   size_t n, want;
 };
 
@@ -71,22 +71,23 @@ static int on_first(void *ctx, const struct tw_event *ev)
 
 static int first_time(const char *path, size_t want, uint64_t *t0)
 {
-  struct cli_trace t;
+  struct tw_input *t = calloc(1, sizeof *t);
   struct first_seen *f = calloc(1, sizeof *f);
-  int rc;
-  if (!f)
-    return TW_EXIT_ERROR;
-  f->t0 = UINT64_MAX;
-  f->want = want ? want : 1;
-  if ((rc = cli_trace_open(&t, path)) == 0) {
-    t.quiet = 1;
-    t.on_event = on_first;
-    t.ev_ctx = f;
-    rc = cli_trace_run(&t);
-    rc = rc > 0 ? 0 : rc; /* stopped early: what we wanted */
-    cli_trace_close(&t);
+  int rc = TW_EXIT_ERROR;
+  if (t && f) {
+    f->t0 = UINT64_MAX;
+    f->want = want ? want : 1;
+    if ((rc = tw_input_open(t, path)) == 0) {
+      t->quiet = 1;
+      t->on_event = on_first;
+      t->ev_ctx = f;
+      rc = tw_input_run(t);
+      rc = rc > 0 ? 0 : rc; /* stopped early: what we wanted */
+      tw_input_close(t);
+    }
+    *t0 = f->t0;
   }
-  *t0 = f->t0;
+  free(t);
   free(f);
   return rc;
 }
@@ -99,14 +100,14 @@ static int first_time(const char *path, size_t want, uint64_t *t0)
  * event of every stream. */
 static int prescan(struct an_pass *p, const struct cli_an *o, uint64_t *t0, uint64_t *t1)
 {
-  int rc = cli_trace_open(&p->pre, o->path);
+  int rc = tw_input_open(&p->pre, o->path);
   if (rc)
     return rc;
   p->have_pre = 1;
   p->pre.quiet = 1; /* the second pass reports problems */
-  if (p->pre.is_twt && (rc = cli_trace_window(&p->pre, INT64_MAX, -1)) != 0)
+  if (p->pre.is_twt && (rc = tw_input_window(&p->pre, INT64_MAX, -1)) != 0)
     return rc;
-  rc = cli_trace_run(&p->pre);
+  rc = tw_input_run(&p->pre);
   if (rc == 0 && tw_mti_system_sync_decoder(p->sys, p->pre.d) < 0) {
     cli_err("out of memory");
     rc = TW_EXIT_ERROR;
@@ -136,12 +137,12 @@ static int prescan(struct an_pass *p, const struct cli_an *o, uint64_t *t0, uint
 
 static int replay(struct an_pass *p, const struct cli_an *o)
 {
-  int rc = cli_trace_open(&p->t, o->path);
+  int rc = tw_input_open(&p->t, o->path);
   if (rc)
     return rc;
   p->t.quiet = o->quiet;
   for (size_t k = 0; k < p->t.nsrc; k++) {
-    struct cli_src *s = &p->t.src[k];
+    struct tw_input_src *s = &p->t.src[k];
     p->hooks[k] = (struct diag_hook){p, s, k};
     tw_decoder_on_diag(s->d, on_diag, &p->hooks[k]);
     /* A recorder may write the target's info (the clock) after the first
@@ -162,13 +163,13 @@ static int replay(struct an_pass *p, const struct cli_an *o)
   size_t streams = 0;
   for (size_t k = 0; k < p->pre.nsrc; k++)
     streams += tw_decoder_nstreams(p->pre.src[k].d);
-  rc = cli_trace_feed(&p->t, p->sys, o->window ? o->window : 4096, streams > 1, feed, p);
+  rc = tw_input_feed(&p->t, p->sys, o->window ? o->window : 4096, streams > 1, feed, p);
   if (rc < 0) {
     cli_err("%s: %s", o->path, tw_strerror(rc));
     rc = TW_EXIT_ERROR;
   }
   rc = rc ? rc : cli_trace_status(&p->t);
-  cli_trace_close(&p->t);
+  tw_input_close(&p->t);
   return rc;
 }
 
@@ -234,7 +235,7 @@ int cli_an_run(const struct cli_an *o)
     inst->vtbl->Release(inst);
   tw_mti_system_destroy(p->sys); /* the custom descriptors belong to pre's decoder: close after */
   if (p->have_pre)
-    cli_trace_close(&p->pre);
+    tw_input_close(&p->pre);
   free(p);
   return rc;
 }

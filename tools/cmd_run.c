@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
-#include "tracewire/host/merge.h"
-#include "tracewire/mti_host.h"
+#include "tracewire/wire/merge.h"
+#include "tracewire/model/mti_host.h"
 
 void tw_cli_run_help(FILE *f)
 {
@@ -30,7 +30,7 @@ void tw_cli_run_help(FILE *f)
 struct run {
   struct tw_mti_system *sys;
   struct tw_mti_session *sess;
-  struct cli_trace pre, t;
+  struct tw_input pre, t;
   int have_pre;
 };
 
@@ -70,12 +70,12 @@ static int prescan(struct run *r, const char *path, int quiet)
   int rc;
   if (!strcmp(path, "-"))
     return 0;
-  if ((rc = cli_trace_open(&r->pre, path)) != 0)
+  if ((rc = tw_input_open(&r->pre, path)) != 0)
     return rc;
   r->have_pre = 1;
   r->pre.quiet = 1; /* the second pass reports problems */
   (void)quiet;
-  if ((rc = cli_trace_run(&r->pre)) != 0)
+  if ((rc = tw_input_run(&r->pre)) != 0)
     return rc;
   if (tw_mti_system_sync_decoder(r->sys, r->pre.d) < 0) {
     cli_err("out of memory");
@@ -86,17 +86,17 @@ static int prescan(struct run *r, const char *path, int quiet)
 
 static int replay(struct run *r, const char *path, size_t window, int quiet)
 {
-  int rc = cli_trace_open(&r->t, path);
+  int rc = tw_input_open(&r->t, path);
   if (rc)
     return rc;
   r->t.quiet = quiet;
-  rc = cli_trace_feed(&r->t, r->sys, window, 1, feed, r);
+  rc = tw_input_feed(&r->t, r->sys, window, 1, feed, r);
   if (rc < 0) {
     cli_err("run: %s: %s", path, tw_strerror(rc));
     rc = TW_EXIT_ERROR;
   }
   rc = rc ? rc : cli_trace_status(&r->t);
-  cli_trace_close(&r->t);
+  tw_input_close(&r->t);
   return rc;
 }
 
@@ -144,6 +144,6 @@ int tw_cli_run(int argc, char **argv)
   tw_mti_session_destroy(r.sess); /* instances report on Release */
   tw_mti_system_destroy(r.sys);
   if (r.have_pre)
-    cli_trace_close(&r.pre);
+    tw_input_close(&r.pre);
   return rc;
 }

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <time.h>
 #include "cli.h"
-#include "tracewire/host/synth.h"
+#include "tracewire/wire/synth.h"
 #include "tracewire/error.h"
 
 void tw_cli_synth_help(FILE *f)

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "tracewire/analysis.h"
+#include "tracewire/analysis/analysis.h"
 #include "tracewire/model/rtos.h"
 
 #define TW_AN_MAX_LOSSES 4096

@@ -1,5 +1,5 @@
 /*
- * The HTML report writer (tracewire/report.h).
+ * The HTML report writer (tracewire/analysis/report.h).
  *
  * The page is src/analysis/report_template.html, compiled in as a byte
  * array (the build turns it into tw_report_template.h). The writer copies
@@ -25,7 +25,7 @@
 #include <string.h>
 #include "an_internal.h"
 #include "tracewire/error.h"
-#include "tracewire/report.h"
+#include "tracewire/analysis/report.h"
 #include "tw_report_template.h"
 
 #define NO_LANE 0xFFFFu
