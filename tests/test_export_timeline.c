@@ -14,7 +14,7 @@
 #include <cmocka.h>
 #include "tracewire/error.h"
 #include "tracewire/events_gen.h"
-#include "tracewire/export.h"
+#include "tracewire/export/export.h"
 
 #define ENTER TW_TASK_SWITCH_EnterInt
 #define LEAVE TW_TASK_SWITCH_LeaveInt

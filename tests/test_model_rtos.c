@@ -566,6 +566,7 @@ static void test_meaning_table(void **state)
     assert_true(tw_meanings[i].task_field < (int)d->nfields);
     assert_true(tw_meanings[i].obj_field < (int)d->nfields);
     assert_true(i == 0 || tw_meanings[i - 1].id <= tw_meanings[i].id);
+    assert_int_equal(tw_meanings[i].row, i);
     assert_non_null(tw_act_name(tw_meanings[i].act));
   }
   assert_string_equal(tw_obj_act_name(TW_OACT_GIVE_MANY), "give_many");

@@ -67,6 +67,7 @@ struct an_core {
   const struct tw_rtos_task *own_task; /* else this task, else unknown */
   struct tw_hist *latency;
   uint64_t win_w;                /* window width, ns */
+  uint64_t win_cur, win_cur_end; /* the window holding last_t, and where it ends */
   uint64_t win_switches[TW_AN_WINDOWS], win_unknown[TW_AN_WINDOWS];
 };
 
@@ -79,8 +80,19 @@ struct an_obj {
   struct tw_hist *hold, *wait;
 };
 
+/* What the engine does with an event of a meaning row, worked out once
+ * from the row (engine.c, acts_init) so an event is a table read. */
+struct an_act {
+  uint8_t type;        /* the marker-field value the row is for; 0xFF: read it */
+  uint8_t lock_ctr;    /* 1 locks, 2 unlocks, 3 inc_locks, 4 dec_locks, 0 none */
+  uint8_t block, release, give, ready, irq_name;
+  uint8_t in_span;     /* counted in the core's span (not recording control) */
+  uint8_t item;        /* drawn as an event item (not a frame, name or loss) */
+};
+
 struct tw_an {
   struct tw_an_cfg cfg;
+  struct an_act *acts;           /* by meaning row */
   struct tw_rtos *m;
   int own_model, finished;
   int err;                       /* first error (TW_ENOMEM), sticky */
@@ -90,6 +102,8 @@ struct tw_an {
   void *on_core_ctx;
   struct an_core *cores;         /* by model core id */
   size_t ncores, ncores_used;    /* capacity; 1 + the highest id in use */
+  const struct tw_rtos_core *last_mc; /* the core of the last change, found */
+  struct an_core *last_core;
   struct an_task *tasks;         /* by model task id */
   size_t ntasks;
   struct an_obj *objs;           /* by model object id */
@@ -115,8 +129,23 @@ int tw__an_grow(struct tw_an *a, void *arrp, size_t *n, size_t need, size_t elem
 void tw__an_hist_add(struct tw_an *a, struct tw_hist **h, uint64_t v);
 void tw__an_win_halve(uint64_t *w);
 void tw__an_emit(struct tw_an *a, const struct tw_an_item *it);
-struct an_task *tw__an_task_of(struct tw_an *a, const struct tw_rtos_task *t);
-struct an_obj *tw__an_obj_of(struct tw_an *a, const struct tw_rtos_obj *o);
+struct an_task *tw__an_task_slow(struct tw_an *a, const struct tw_rtos_task *t);
+struct an_obj *tw__an_obj_slow(struct tw_an *a, const struct tw_rtos_obj *o);
+
+/* The engine's data of a model task or object: a load when it is there. */
+static inline struct an_task *tw__an_task_of(struct tw_an *a, const struct tw_rtos_task *t)
+{
+  if (t && t->id < a->ntasks && a->tasks[t->id].t)
+    return &a->tasks[t->id];
+  return tw__an_task_slow(a, t);
+}
+
+static inline struct an_obj *tw__an_obj_of(struct tw_an *a, const struct tw_rtos_obj *o)
+{
+  if (o && o->id < a->nobjs && a->objs[o->id].o)
+    return &a->objs[o->id];
+  return tw__an_obj_slow(a, o);
+}
 enum tw_an_state tw__an_state_of(const struct tw_rtos_phase *p);
 void tw__an_add_finding(struct tw_an *a, const struct tw_an_finding *f);
 

@@ -87,7 +87,7 @@ void tw__an_emit(struct tw_an *a, const struct tw_an_item *it)
 
 /* ---- tables by model id -------------------------------------------------------- */
 
-static struct an_core *core_of(struct tw_an *a, const struct tw_rtos_core *mc)
+static struct an_core *core_slow(struct tw_an *a, const struct tw_rtos_core *mc)
 {
   struct an_core *c;
   if (mc->id >= a->ncores && tw__an_grow(a, &a->cores, &a->ncores, mc->id + 1, sizeof *c) < 0)
@@ -103,10 +103,18 @@ static struct an_core *core_of(struct tw_an *a, const struct tw_rtos_core *mc)
       a->on_core(a->on_core_ctx, a, (int)mc->id);
     c = &a->cores[mc->id]; /* the hook may have grown the table (a name) */
   }
+  a->last_mc = mc;
+  a->last_core = c;
   return c;
 }
 
-struct an_task *tw__an_task_of(struct tw_an *a, const struct tw_rtos_task *t)
+/* Changes come in runs on one core: the last one found is kept. */
+static inline struct an_core *core_of(struct tw_an *a, const struct tw_rtos_core *mc)
+{
+  return mc == a->last_mc ? a->last_core : core_slow(a, mc);
+}
+
+struct an_task *tw__an_task_slow(struct tw_an *a, const struct tw_rtos_task *t)
 {
   struct an_task *x;
   if (!t)
@@ -123,7 +131,7 @@ struct an_task *tw__an_task_of(struct tw_an *a, const struct tw_rtos_task *t)
   return x;
 }
 
-struct an_obj *tw__an_obj_of(struct tw_an *a, const struct tw_rtos_obj *o)
+struct an_obj *tw__an_obj_slow(struct tw_an *a, const struct tw_rtos_obj *o)
 {
   struct an_obj *x;
   if (!o)
@@ -183,28 +191,48 @@ static void win_merge(struct tw_an *a, struct an_core *c)
   c->win_w *= 2;
 }
 
+/* The end of window i; the last border may lie beyond 2^64 ns: it
+ * saturates instead of wrapping back. */
+static uint64_t win_end(const struct an_core *c, uint64_t i)
+{
+  return i + 1 > (UINT64_MAX - c->t0) / c->win_w ? UINT64_MAX : c->t0 + (i + 1) * c->win_w;
+}
+
+/* The cursor onto the window holding last_t, found by dividing (after the
+ * windows widened, or at the start); charging moves it along without. */
+static void win_seek(struct an_core *c)
+{
+  c->win_cur = (c->last_t - c->t0) / c->win_w;
+  c->win_cur_end = win_end(c, c->win_cur);
+}
+
 /* Widens the windows until t falls inside the series. Divides rather than
  * multiplies: win_w * TW_AN_WINDOWS wraps for a span near 2^64 ns (a
  * damaged timestamp), which once made this loop forever. */
 static void win_reach(struct tw_an *a, struct an_core *c, uint64_t t)
 {
-  while (t >= c->t0 && (t - c->t0) / TW_AN_WINDOWS >= c->win_w)
+  int merged = 0;
+  while (t >= c->t0 && (t - c->t0) / TW_AN_WINDOWS >= c->win_w) {
     win_merge(a, c);
+    merged = 1;
+  }
+  if (merged)
+    win_seek(c);
 }
 
-/* Adds [from, to) to window series w (split at window borders). The last
- * border may lie beyond 2^64 ns: it saturates instead of wrapping back. */
-static void win_add(const struct an_core *c, uint64_t *w, uint64_t from, uint64_t to)
+/* Adds [last_t, to) to window series w (split at window borders) and
+ * moves the cursor to `to`'s window. */
+static void win_add(struct an_core *c, uint64_t *w, uint64_t to)
 {
-  while (from < to) {
-    uint64_t i = (from - c->t0) / c->win_w;
-    if (i >= TW_AN_WINDOWS)
-      break; /* beyond the series: so is the rest */
-    uint64_t end = i + 1 > (UINT64_MAX - c->t0) / c->win_w ? UINT64_MAX
-                                                           : c->t0 + (i + 1) * c->win_w;
-    uint64_t stop = to < end ? to : end;
-    w[i] += stop - from;
+  uint64_t from = c->last_t;
+  while (from < to && c->win_cur < TW_AN_WINDOWS) {
+    uint64_t stop = to < c->win_cur_end ? to : c->win_cur_end;
+    w[c->win_cur] += stop - from;
     from = stop;
+    if (from == c->win_cur_end && from != UINT64_MAX) {
+      c->win_cur++;
+      c->win_cur_end = win_end(c, c->win_cur);
+    }
   }
 }
 
@@ -238,7 +266,7 @@ static void charge(struct tw_an *a, struct an_core *c, uint64_t t)
   } else {
     c->unknown_ns += dt;
   }
-  win_add(c, w ? w : c->win_unknown, c->last_t, t);
+  win_add(c, w ? w : c->win_unknown, t);
   c->last_t = t;
 }
 
@@ -354,11 +382,11 @@ static void on_task(struct tw_an *a, struct an_core *c, const struct tw_rtos_cha
 
 /* ---- switches and interrupts ---------------------------------------------------- */
 
-static void win_switch(struct an_core *c, uint64_t now)
+/* A switch at last_t (charge() ran first): its window is the cursor's. */
+static void win_switch(struct an_core *c)
 {
-  uint64_t i = (now - c->t0) / c->win_w;
-  if (now >= c->t0 && i < TW_AN_WINDOWS)
-    c->win_switches[i]++;
+  if (c->in_span && c->win_cur < TW_AN_WINDOWS)
+    c->win_switches[c->win_cur]++;
 }
 
 static void on_switch(struct tw_an *a, struct an_core *c, const struct tw_rtos_change *ch)
@@ -370,7 +398,7 @@ static void on_switch(struct tw_an *a, struct an_core *c, const struct tw_rtos_c
     return; /* the running task became unknown (a loss) */
   if (ch->task != c->last_run) { /* a switch to the last known running task is none */
     c->switches++;
-    win_switch(c, ch->t);
+    win_switch(c);
   }
   c->last_run = ch->task;
   if (!(x = tw__an_task_of(a, ch->task)))
@@ -488,33 +516,67 @@ static int may_release(enum tw_obj_act a)
          a == TW_OACT_RELEASE_ALL;
 }
 
-static void count_event(struct tw_an *a, struct an_core *c, const struct tw_rtos_change *ch)
+/* The engine's reading of each meaning row, once. */
+static int acts_init(struct tw_an *a)
 {
-  const struct tw_meaning *mn = ch->meaning;
-  const struct tw_event *ev = ch->ev;
-  struct an_obj *ao = tw__an_obj_of(a, ch->obj);
-  int mf = ev->desc ? ev->desc->marker_field : -1;
-  uint32_t type = mf >= 0 && mf < ev->nvalues ? ev->values[mf] : 0;
-  if (ao) {
-    if (type < TW_AN_MAX_TYPES)
-      ao->count[type]++;
-    ao->locks += mn->obj_act == TW_OACT_LOCK;
-    ao->unlocks += mn->obj_act == TW_OACT_UNLOCK;
-    ao->inc_locks += mn->obj_act == TW_OACT_LOCK_INC;
-    ao->dec_locks += mn->obj_act == TW_OACT_LOCK_DEC;
-    ao->blocks += mn->act == TW_ACT_BLOCK || mn->act == TW_ACT_WAIT;
-    ao->releases += (mn->act == TW_ACT_READY) + (mn->obj_act == TW_OACT_RELEASE_ALL);
+  if (!(a->acts = tw__an_calloc(a, tw_nmeanings + 1, sizeof *a->acts)))
+    return TW_ENOMEM;
+  for (size_t i = 0; i < tw_nmeanings; i++) {
+    const struct tw_meaning *mn = &tw_meanings[i];
+    struct an_act *k = &a->acts[i];
+    enum tw_act act = mn->act;
+    enum tw_obj_act oa = mn->obj_act;
+    k->type = mn->any || mn->value > 0xFE ? 0xFF : (uint8_t)mn->value;
+    k->lock_ctr = oa == TW_OACT_LOCK ? 1 : oa == TW_OACT_UNLOCK ? 2 : oa == TW_OACT_LOCK_INC ? 3
+                : oa == TW_OACT_LOCK_DEC ? 4 : 0;
+    k->block = act == TW_ACT_BLOCK || act == TW_ACT_WAIT;
+    k->release = (act == TW_ACT_READY) + (oa == TW_OACT_RELEASE_ALL);
+    k->give = mn->task_field < 0 && may_release(oa);
+    k->ready = act == TW_ACT_READY;
+    k->irq_name = act == TW_ACT_IRQ_NAME;
+    k->in_span = act != TW_ACT_TRACE_START && act != TW_ACT_TRACE_STOP;
+    k->item = act != TW_ACT_NAME && act != TW_ACT_LOSS && act != TW_ACT_IRQ_NAME &&
+              act != TW_ACT_IRQ_ENTER && act != TW_ACT_IRQ_EXIT;
   }
-  if (mn->task_field < 0 && may_release(mn->obj_act) && c->mc->depth > 0) {
+  return 0;
+}
+
+static void count_obj(struct an_obj *ao, const struct an_act *k, const struct tw_event *ev)
+{
+  uint32_t type = k->type;
+  if (type == 0xFF) {
+    int mf = ev->desc ? ev->desc->marker_field : -1;
+    type = mf >= 0 && mf < ev->nvalues ? ev->values[mf] : TW_AN_MAX_TYPES;
+  }
+  if (type < TW_AN_MAX_TYPES)
+    ao->count[type]++;
+  switch (k->lock_ctr) {
+  case 1: ao->locks++; break;
+  case 2: ao->unlocks++; break;
+  case 3: ao->inc_locks++; break;
+  case 4: ao->dec_locks++; break;
+  default: break;
+  }
+  ao->blocks += k->block;
+  ao->releases += k->release;
+}
+
+static void count_event(struct tw_an *a, struct an_core *c, const struct tw_rtos_change *ch,
+                        const struct an_act *k)
+{
+  struct an_obj *ao = ch->obj ? tw__an_obj_of(a, ch->obj) : NULL;
+  if (ao)
+    count_obj(ao, k, ch->ev);
+  if (k->give && c->mc->depth > 0) {
     c->frames[c->mc->depth - 1].have_give = 1;
     c->frames[c->mc->depth - 1].give_t = ch->t;
   }
-  if (mn->act == TW_ACT_READY && ch->task) {
+  if (k->ready && ch->task) {
     struct an_task *x = tw__an_task_of(a, ch->task);
     if (x)
       note_release(c, x, ch->t);
   }
-  if (mn->act == TW_ACT_IRQ_NAME && !c->named_now) { /* seed-004 style: an instant */
+  if (k->irq_name && !c->named_now) { /* seed-004 style: an instant */
     int i;
     struct an_irq *q = irq_get(a, c, ch->obj_number, &i);
     if (q)
@@ -560,19 +622,16 @@ static void event_item(struct tw_an *a, const struct an_core *c, const struct tw
 }
 
 /* Events the analyses count: the model's, apart from recording control. */
-static int in_span(const struct tw_meaning *mn)
-{
-  return mn && mn->act != TW_ACT_TRACE_START && mn->act != TW_ACT_TRACE_STOP;
-}
-
 static void on_event(struct tw_an *a, struct an_core *c, const struct tw_rtos_change *ch)
 {
   const struct tw_meaning *mn = ch->meaning;
-  if (!in_span(mn))
+  const struct an_act *k = mn && mn->row < tw_nmeanings ? &a->acts[mn->row] : NULL;
+  if (!k || !k->in_span)
     return;
   if (!c->in_span) {
     c->in_span = 1;
     c->t0 = c->t1 = c->last_t = ch->t;
+    win_seek(c);
     set_owner(a, c);
   }
   c->t1 = ch->t;
@@ -586,14 +645,10 @@ static void on_event(struct tw_an *a, struct an_core *c, const struct tw_rtos_ch
         x->core = (int)c->mc->id;
     }
   }
-  if (mn->act == TW_ACT_NAME || mn->act == TW_ACT_LOSS || mn->act == TW_ACT_IRQ_NAME ||
-      mn->act == TW_ACT_IRQ_ENTER || mn->act == TW_ACT_IRQ_EXIT) {
-    count_event(a, c, ch);
-    c->named_now = 0;
-    return; /* interrupts are drawn as frames; names and losses not at all */
-  }
-  count_event(a, c, ch);
-  if (a->obs)
+  count_event(a, c, ch, k);
+  c->named_now = 0;
+  /* interrupts are drawn as frames; names and losses not at all */
+  if (k->item && a->obs)
     event_item(a, c, ch);
 }
 
@@ -606,6 +661,7 @@ static void on_loss(struct tw_an *a, struct an_core *c, const struct tw_rtos_cha
   if (!c->in_span) {
     c->in_span = 1;
     c->t0 = c->t1 = c->last_t = ch->t;
+    win_seek(c);
   }
   charge(a, c, ch->t);
   a->lost[cause] += ch->count;
@@ -725,11 +781,16 @@ static int create(struct tw_an **out, struct tw_rtos *model, const struct tw_an_
   if (!a->cfg.starve_ns)
     a->cfg.starve_ns = 100000000ull;
   a->own_model = !model;
+  if (acts_init(a) < 0) {
+    free(a);
+    return TW_ENOMEM;
+  }
   rc = model ? 0 : tw_rtos_create(&model);
   a->m = model;
   if (rc < 0 || (rc = tw_rtos_observe(a->m, on_change, a)) < 0) {
     if (a->own_model)
       tw_rtos_destroy(a->m);
+    free(a->acts);
     free(a);
     return rc;
   }
@@ -777,6 +838,7 @@ void tw_an_destroy(struct tw_an *a)
   free(a->tasks);
   free(a->objs);
   free(a->inv_list);
+  free(a->acts);
   free(a->findings);
   free(a->losses);
   free(a);
@@ -796,6 +858,7 @@ int tw_an_set_core_name(struct tw_an *a, int core, const char *name)
   if ((size_t)core >= a->ncores &&
       tw__an_grow(a, &a->cores, &a->ncores, (size_t)core + 1, sizeof *a->cores) < 0)
     return TW_ENOMEM;
+  a->last_mc = NULL; /* the table may have moved */
   if (!(copy = strdup(name))) {
     a->err = a->err ? a->err : TW_ENOMEM;
     return TW_ENOMEM;

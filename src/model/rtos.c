@@ -296,10 +296,12 @@ int tw_rtos_feed(struct tw_rtos *m, const struct tw_event *ev)
   ch.obj_number = 0;
   if (mn)
     tw__rtos_act(m, c, mn, ev, t, &ch);
+  if (m->ntouched)
+    tw__rtos_flush_objs(m);
   if (m->nobs) {
     /* a row for one constant has its marker; a catch-all row may stand for
      * several values, which the vocabulary then says */
-    ch.marker = mn && !mn->any ? (enum tw_marker)m->row_marker[mn - tw_meanings]
+    ch.marker = mn && !mn->any ? (enum tw_marker)m->row_marker[mn->row]
                                : tw_event_marker_of(ev);
     tw__rtos_emit(m, &ch);
   }
@@ -327,6 +329,8 @@ void tw_rtos_finish(struct tw_rtos *m)
     struct rcore *c = m->cores[i];
     if (c->has_pending)
       apply_pending(m, c, c->pub.t);
+    if (m->ntouched)
+      tw__rtos_flush_objs(m);
     tw__rtos_end(m, c);
   }
   m->finished = 1;

@@ -46,15 +46,41 @@ static void set_owner(struct rcore *c) { c->pub.owner = owner_of(c); }
 
 /* ---- task phases ------------------------------------------------------------------------- */
 
+/* The OBJ changes an event caused, one per object, with the holder it had
+ * before the event. */
+void tw__rtos_flush_objs(struct tw_rtos *m)
+{
+  int n = m->ntouched;
+  m->ntouched = 0;
+  for (int i = 0; i < n; i++) {
+    struct tw_rtos_change ch = {.kind = TW_RTOS_CH_OBJ, .meaning = m->mn, .why = m->touched[i].why,
+                                .t = m->touched[i].t, .ev = m->ev, .core = &m->touched[i].c->pub,
+                                .task = m->evtask, .obj = &m->touched[i].o->pub,
+                                .old_holder = m->touched[i].old_holder,
+                                .old_since = m->touched[i].old_since};
+    tw__rtos_emit(m, &ch);
+  }
+}
+
 static void obj_changed(struct tw_rtos *m, struct rcore *c, struct robj *o, uint64_t now,
                         enum tw_act why, const struct tw_rtos_task *old_holder,
                         uint64_t old_since)
 {
-  struct tw_rtos_change ch = {.kind = TW_RTOS_CH_OBJ, .meaning = m->mn, .why = why, .t = now,
-                              .ev = m->ev, .core = &c->pub, .task = m->evtask, .obj = &o->pub,
-                              .old_holder = old_holder, .old_since = old_since};
-  if (m->nobs)
-    tw__rtos_emit(m, &ch);
+  int i;
+  if (!m->nobs)
+    return;
+  for (i = 0; i < m->ntouched; i++)
+    if (m->touched[i].o == o)
+      return; /* told once, at the end of the event, with what it was before */
+  if (m->ntouched == (int)(sizeof m->touched / sizeof m->touched[0]))
+    tw__rtos_flush_objs(m);
+  i = m->ntouched++;
+  m->touched[i].o = o;
+  m->touched[i].c = c;
+  m->touched[i].old_holder = old_holder;
+  m->touched[i].old_since = old_since;
+  m->touched[i].t = now;
+  m->touched[i].why = why;
 }
 
 static int waits_on(const struct tw_rtos_phase *p)
@@ -71,8 +97,9 @@ static void waiters_add(struct tw_rtos *m, struct rcore *c, const struct tw_rtos
     return;
   if (d < 0 && !o->pub.waiters)
     return;
+  obj_changed(m, c, o, now, why, o->pub.holder_known ? o->pub.holder : NULL,
+              o->pub.held_since);
   o->pub.waiters += (uint32_t)d;
-  obj_changed(m, c, o, now, why, o->pub.holder, o->pub.held_since);
 }
 
 struct phase_to {
@@ -298,13 +325,13 @@ static void forget_obj(struct tw_rtos *m, struct rcore *c, struct robj *o, uint6
   uint64_t since = p->held_since;
   if (!p->holder_known && !p->held && !p->depth && !p->count && !p->count_exact)
     return; /* nothing known to forget */
+  obj_changed(m, c, o, now, TW_ACT_LOSS, h, since);
   p->holder = NULL;
   p->holder_known = 0;
   p->held = 0;
   p->depth = 0;
   p->count = 0; /* restarts: 0 is a lower bound of any count */
   p->count_exact = 0;
-  obj_changed(m, c, o, now, TW_ACT_LOSS, h, since);
 }
 
 void tw__rtos_apply_loss(struct tw_rtos *m, struct rcore *c, uint64_t t,
@@ -468,6 +495,7 @@ static void obj_act(struct tw_rtos *m, struct rcore *c, const struct tw_meaning 
   const struct tw_rtos_task *h = p->holder_known ? p->holder : NULL;
   uint64_t since = p->held_since;
   enum tw_obj_act a = mn->obj_act;
+  obj_changed(m, c, o, now, mn->act, h, since);
   if (a >= TW_OACT_LOCK && a <= TW_OACT_LOCK_DEC) {
     if (!t)
       return;
@@ -483,7 +511,6 @@ static void obj_act(struct tw_rtos *m, struct rcore *c, const struct tw_meaning 
     if (a == TW_OACT_RELEASE_ALL)
       release_all(m, c, o, now);
   }
-  obj_changed(m, c, o, now, mn->act, h, since);
 }
 
 /* ---- tasks ------------------------------------------------------------------------------- */

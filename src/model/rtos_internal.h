@@ -84,6 +84,16 @@ struct tw_rtos {
   size_t nold, capold;
   uint64_t oom, out_of_range;
   int finished;
+  /* objects an event changed: one OBJ change each, after its other
+   * changes (a block, say, changes waiters and count: one change, not two) */
+  struct {
+    struct robj *o;
+    struct rcore *c;
+    const struct tw_rtos_task *old_holder;
+    uint64_t old_since, t;
+    enum tw_act why;
+  } touched[8];
+  int ntouched;
   const struct tw_event *ev; /* being fed */
   const struct tw_meaning *mn; /* its meaning */
   const struct tw_rtos_task *evtask; /* its task */
@@ -118,6 +128,7 @@ struct rtask *tw__rtos_task_find(const struct rep *e, uint32_t number);
 struct robj *tw__rtos_obj_find(const struct rep *e, unsigned kind, uint32_t number);
 
 /* rtos_acts.c */
+void tw__rtos_flush_objs(struct tw_rtos *m);
 void tw__rtos_charge(struct tw_rtos *m, struct rcore *c, uint64_t t);
 void tw__rtos_act(struct tw_rtos *m, struct rcore *c, const struct tw_meaning *mn,
                   const struct tw_event *ev, uint64_t t, struct tw_rtos_change *evch);

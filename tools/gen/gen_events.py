@@ -514,11 +514,11 @@ const struct tw_meaning tw_meanings[] = {
         for m in rows:
             o.append("  {.id = TW_EV_%s, .any = %d, .value = %s, .act = TW_ACT_%s, "
                      ".obj_act = TW_OACT_%s,\n   .task_field = %d, .obj_field = %d, "
-                     ".kind_field = %d, .value_field = %d, .obj_kind = TW_OBJ_%s},\n"
+                     ".kind_field = %d, .value_field = %d, .obj_kind = TW_OBJ_%s, .row = %d},\n"
                      % (ev["name"], m["value"] is None,
                         "0" if m["value"] is None else "TW_%s_%s" % (ev["name"], m["const"]),
                         m["act"], m["oact"], m["tfield"], m["ofield"], m["kfield"],
-                        m["vfield"], m["okind"]))
+                        m["vfield"], m["okind"], n))
             n += 1
     o.append("};\nconst size_t tw_nmeanings = %d;\n\n" % n)
     o.append("static const char *const act_names[TW_ACT_COUNT] = {\n")

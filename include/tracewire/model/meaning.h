@@ -86,6 +86,9 @@ struct tw_meaning {
   int8_t kind_field;      /* an OBJKIND field: the object's kind is its value */
   int8_t value_field;
   uint8_t obj_kind;       /* enum tw_obj_kind of obj_field when kind_field is -1 */
+  uint16_t row;           /* its index in tw_meanings: a key for tables of one's own
+                             (pointers may point into another copy of the table: a
+                             plugin's; the row does not) */
 };
 
 /* Sorted by id; an id's rows for one value come before its `any` row. */
