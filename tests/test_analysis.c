@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "analysis/an_internal.h"
+#include "model/rtos_internal.h"
 #include "tracewire/analysis/analysis.h"
 #include "tracewire/error.h"
 #include "tracewire/events_gen.h"
@@ -598,6 +599,83 @@ static void test_gap_closes_interrupts(void **state)
   tw_an_destroy(a);
 }
 
+/* Acts FreeRTOS's rows will bring (the model's tests show each): fed with
+ * their meaning through the model the engine reads. */
+static const struct tw_field_desc fut_fields[] = {
+  {"task", TW_FT_U16, 0, 0, 16, TW_OBJ_TASK, ""},
+  {"obj", TW_FT_U16, 0, 16, 16, TW_OBJ_SEM, ""},
+  {"value", TW_FT_U32, 1, 0, 32, TW_OBJ_NONE, ""}};
+static const struct tw_event_desc fut_desc = {
+  30, TW_MOD_RTOS, TW_EVF_TIMED, 3, 2, -1, TW_MARKER_NONE, 0, "FUTURE", "Future", "",
+  fut_fields, NULL};
+
+static void feed_act(struct tw_an *a, uint64_t t_us, enum tw_act act, enum tw_obj_act oact,
+                     int task, uint32_t obj, uint32_t value)
+{
+  struct tw_meaning mn = {.id = 30, .any = 1, .act = act, .obj_act = oact,
+                          .task_field = task < 0 ? -1 : 0, .obj_field = 1, .kind_field = -1,
+                          .value_field = 2, .obj_kind = TW_OBJ_SEM, .row = 0xFFFF};
+  struct tw_event e;
+  memset(&e, 0, sizeof e);
+  e.desc = &fut_desc;
+  e.time_ns = e.ticks = t_us * US;
+  e.endpoint = 1;
+  e.id = 30;
+  e.module = TW_MOD_RTOS;
+  e.nvalues = 3;
+  e.values[0] = task < 0 ? 0 : (uint32_t)task;
+  e.values[1] = obj;
+  e.values[2] = value;
+  assert_int_equal(tw__rtos_feed_as((struct tw_rtos *)(uintptr_t)tw_an_model(a), &e, &mn), 0);
+}
+
+/* Issue 14's analyses: an inversion through a binary semaphore (its holder
+ * is the task that took it), ended when the holder inherits the waiter's
+ * priority; a deleted task and a delayed one are not "blocked at end". */
+static void test_binary_semaphore_inversion(void **state)
+{
+  (void)state;
+  struct tw_an *a;
+  assert_int_equal(tw_an_create(&a, NULL), 0);
+  feed_ns(a, 0, 0, TW_EV_NAME, TW_OBJ_TASK, 1, 1, "low");
+  feed_ns(a, 0, 0, TW_EV_NAME, TW_OBJ_TASK, 5, 2, "mid");
+  feed_ns(a, 0, 0, TW_EV_NAME, TW_OBJ_TASK, 8, 3, "high");
+  feed_act(a, 1, TW_ACT_NONE, TW_OACT_CREATE_BINARY, -1, 4, 1);
+  feed_ev(a, 0, 2, SW, 1, 0, 0);
+  feed_ev(a, 0, 3, TW_EV_SEM_TASK, 1, 4, TW_SEM_TASK_Take);
+  feed_ev(a, 0, 4, SW, 3, 0, 0);
+  feed_ev(a, 0, 5, TW_EV_SEM_TASK, 3, 4, TW_SEM_TASK_Block);
+  feed_ev(a, 0, 6, SW, 2, 0, 0);                      /* mid runs: inverted from here */
+  feed_act(a, 20, TW_ACT_PRIO_INHERIT, TW_OACT_NONE, 1, 0, 8); /* ...until low inherits */
+  feed_ev(a, 0, 30, SW, 1, 0, 0);
+  feed_ev(a, 0, 31, TW_EV_SEM, 4, TW_SEM_Give, 0);
+  feed_ev(a, 0, 32, TW_EV_SEM_TASK, 3, 4, TW_SEM_TASK_ToTask);
+  feed_act(a, 33, TW_ACT_PRIO_DISINHERIT, TW_OACT_NONE, 1, 0, 1);
+  feed_ev(a, 0, 34, SW, 3, 0, 0);
+  feed_act(a, 40, TW_ACT_CREATE, TW_OACT_NONE, 6, 0, 4);
+  feed_ev(a, 0, 41, TW_EV_SEM_TASK, 6, 5, TW_SEM_TASK_Block);
+  feed_act(a, 42, TW_ACT_DELETE, TW_OACT_NONE, 6, 0, 0);
+  feed_act(a, 43, TW_ACT_DELAY, TW_OACT_NONE, 3, 0, 100);
+  feed_ev(a, 0, 44, SW, 2, 0, 0);
+  tw_an_finish(a);
+  assert_int_equal(count_kind(a, TW_AN_PRIO_INVERSION), 1);
+  const struct tw_an_finding *f = first_kind(a, TW_AN_PRIO_INVERSION);
+  assert_int_equal(f->tasks[0], 3);
+  assert_int_equal(f->tasks[1], 1);
+  assert_true(has_task(f, 2));
+  assert_int_equal(f->obj_kinds[0], TW_OBJ_SEM);
+  assert_int_equal(f->objs[0], 4);
+  assert_int_equal(f->t0, 6 * US);
+  assert_int_equal(f->t1, 20 * US);
+  assert_int_equal(f->ns, 14 * US);
+  assert_int_equal(count_kind(a, TW_AN_BLOCKED_AT_END), 0); /* deleted, delayed */
+  assert_int_equal(count_kind(a, TW_AN_STARVATION), 0);
+  struct tw_an_task_stats t;
+  assert_int_equal(tw_an_task(a, 0, 3, &t), 0);
+  assert_int_equal(t.state, TW_AN_BLOCKED); /* a delay is a block (on time) */
+  tw_an_destroy(a);
+}
+
 /* An allocation that fails is reported: by the feed, the engine's error
  * and the writers, never swallowed. */
 static void test_out_of_memory(void **state)
@@ -695,6 +773,7 @@ int main(void)
     cmocka_unit_test(test_hist_accuracy),
     cmocka_unit_test(test_engine_direct),
     cmocka_unit_test(test_gap_closes_interrupts),
+    cmocka_unit_test(test_binary_semaphore_inversion),
     cmocka_unit_test(test_out_of_memory),
     cmocka_unit_test(test_write_errors),
     cmocka_unit_test(test_block_on_unseen_owner),

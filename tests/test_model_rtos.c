@@ -14,6 +14,7 @@
 #include "tracewire/error.h"
 #include "tracewire/events_gen.h"
 #include "tracewire/model/rtos.h"
+#include "model/rtos_internal.h"
 
 #define EP 1
 #define ENTER TW_TASK_SWITCH_EnterInt
@@ -544,6 +545,86 @@ static void test_time(void **state)
   rig_free(r);
 }
 
+/* An event of a kind the vocabulary does not have yet (FreeRTOS will
+ * add them), fed with the meaning its row will have: task, object, value. */
+static const struct tw_field_desc fut_fields[] = {
+  {"task", TW_FT_U16, 0, 0, 16, TW_OBJ_TASK, ""},
+  {"obj", TW_FT_U16, 0, 16, 16, TW_OBJ_SEM, ""},
+  {"value", TW_FT_U32, 1, 0, 32, TW_OBJ_NONE, ""}};
+static const struct tw_event_desc fut_desc = {
+  30, TW_MOD_RTOS, TW_EVF_TIMED, 3, 2, -1, TW_MARKER_NONE, 0, "FUTURE", "Future", "",
+  fut_fields, NULL};
+
+static void feed_act(struct rig *r, uint64_t us, enum tw_act act, enum tw_obj_act oact,
+                     uint32_t task, uint32_t obj, uint32_t value)
+{
+  struct tw_meaning mn = {.id = 30, .any = 1, .act = act, .obj_act = oact,
+                          .task_field = task == TW_RTOS_IRQ_UNNAMED ? -1 : 0,
+                          .obj_field = 1, .kind_field = -1, .value_field = 2,
+                          .obj_kind = TW_OBJ_SEM, .row = 0xFFFF};
+  struct tw_event e;
+  memset(&e, 0, sizeof e);
+  e.desc = &fut_desc;
+  e.time_ns = e.ticks = us * 1000;
+  e.endpoint = EP;
+  e.id = 30;
+  e.module = TW_MOD_RTOS;
+  e.nvalues = 3;
+  e.values[0] = task;
+  e.values[1] = obj;
+  e.values[2] = value;
+  assert_int_equal(tw__rtos_feed_as(r->m, &e, &mn), 0);
+}
+
+/* The acts FreeRTOS's events will use: delays and notifications are
+ * blocks on what they wait for, suspension, creation and deletion,
+ * priorities set, inherited and given back (a loss drops an inheritance
+ * whose end it may have hidden), binary semaphores. */
+static void test_future_acts(void **state)
+{
+  (void)state;
+  struct rig *r = rig_new();
+  name_task(r, 1, 3, "one");
+  feed(r, 1, TW_EV_TASK_SWITCH, 1, 0, 0);
+  feed_act(r, 2, TW_ACT_DELAY, TW_OACT_NONE, 1, 0, 10);
+  assert_int_equal(task(r, 1)->now.state, TW_RTOS_BLOCKED);
+  assert_int_equal(task(r, 1)->now.wait, TW_RTOS_WAIT_TIME);
+  assert_int_equal(task(r, 1)->now.wait_value, 10);
+  feed_act(r, 3, TW_ACT_NOTIFY_WAIT, TW_OACT_NONE, 2, 0, 0);
+  assert_int_equal(task(r, 2)->now.wait, TW_RTOS_WAIT_NOTIFY);
+  feed_act(r, 4, TW_ACT_SUSPEND, TW_OACT_NONE, 3, 0, 0);
+  assert_int_equal(task(r, 3)->now.state, TW_RTOS_SUSPENDED);
+  feed_act(r, 5, TW_ACT_RESUME, TW_OACT_NONE, 3, 0, 0);
+  assert_int_equal(task(r, 3)->now.state, TW_RTOS_READY);
+  feed_act(r, 6, TW_ACT_CREATE, TW_OACT_NONE, 4, 0, 7);
+  assert_int_equal(task(r, 4)->now.state, TW_RTOS_READY);
+  assert_int_equal(task(r, 4)->base_prio, 7);
+  feed_act(r, 7, TW_ACT_DELETE, TW_OACT_NONE, 4, 0, 0);
+  assert_int_equal(task(r, 4)->now.state, TW_RTOS_DELETED);
+  feed_act(r, 8, TW_ACT_PRIO_INHERIT, TW_OACT_NONE, 1, 0, 9);
+  assert_int_equal(task(r, 1)->prio, 9);
+  assert_int_equal(task(r, 1)->base_prio, 3);
+  feed_act(r, 9, TW_ACT_PRIO_SET, TW_OACT_NONE, 1, 0, 4); /* below the inherited: kept */
+  assert_int_equal(task(r, 1)->prio, 9);
+  assert_int_equal(task(r, 1)->base_prio, 4);
+  feed_act(r, 10, TW_ACT_PRIO_DISINHERIT, TW_OACT_NONE, 1, 0, 4);
+  assert_int_equal(task(r, 1)->prio, 4);
+  feed_act(r, 11, TW_ACT_PRIO_INHERIT, TW_OACT_NONE, 1, 0, 8);
+  feed(r, 12, TW_EV_DROPS, 1, 0, 0);
+  assert_int_equal(task(r, 1)->prio, 4); /* its disinherit may be among the lost */
+  feed_act(r, 13, TW_ACT_NONE, TW_OACT_CREATE_BINARY, TW_RTOS_IRQ_UNNAMED, 9, 1);
+  const struct tw_rtos_obj *b = obj(r, TW_OBJ_SEM, 9);
+  assert_true(b->binary);
+  assert_int_equal(b->count, 1);
+  assert_true(b->count_exact);
+  feed(r, 14, TW_EV_SEM_TASK, 2, 9, TW_SEM_TASK_Take);
+  assert_ptr_equal(b->holder, task(r, 2));
+  assert_int_equal(b->count, 0);
+  feed_act(r, 15, TW_ACT_NONE, TW_OACT_DELETE, TW_RTOS_IRQ_UNNAMED, 9, 0);
+  assert_null(b->holder);
+  rig_free(r);
+}
+
 /* The meaning table is the generator's: every row resolves, and a value
  * without a row of its own falls to the event's catch-all. */
 static void test_meaning_table(void **state)
@@ -587,6 +668,7 @@ int main(void)
     cmocka_unit_test(test_smp),
     cmocka_unit_test(test_names),
     cmocka_unit_test(test_time),
+    cmocka_unit_test(test_future_acts),
     cmocka_unit_test(test_meaning_table),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

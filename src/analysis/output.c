@@ -166,6 +166,14 @@ static const struct an_obj **ranked_mutexes(const struct tw_an *a, size_t *n)
   return v;
 }
 
+/* The state a task ended in; a deleted one says so (it left the analyses). */
+static const char *end_state(const struct an_task *t)
+{
+  if (t->t->now.state == TW_RTOS_DELETED)
+    return tw_rtos_state_name(TW_RTOS_DELETED);
+  return tw_an_state_name((enum tw_an_state)t->state);
+}
+
 static int task_prio(const struct tw_an *a, int core, uint32_t number)
 {
   const struct tw_rtos_core *mc = core >= 0 ? tw_rtos_core_at(a->m, (size_t)core) : NULL;
@@ -208,8 +216,8 @@ static void jtask(FILE *f, const struct tw_an *a, const struct an_core *c, size_
     return;
   fprintf(f, "%s{\"task\":%u,\"name\":", first ? "" : ",", t->t->number);
   jstr(f, nm(a, (int)ci, TW_OBJ_TASK, t->t->number, b, sizeof b));
-  fprintf(f, ",\"prio\":%d,\"state_end\":\"%s\"", ts.prio, tw_an_state_name(ts.state));
-  if (ts.state == TW_AN_BLOCKED) {
+  fprintf(f, ",\"prio\":%d,\"state_end\":\"%s\"", ts.prio, end_state(t));
+  if (ts.state == TW_AN_BLOCKED && ts.wait_kind) {
     fprintf(f, ",\"waits_on\":{\"kind\":\"%s\",\"obj\":%u,\"name\":",
             tw_obj_kind_name(ts.wait_kind), ts.wait_obj);
     jstr(f, nm(a, (int)ci, ts.wait_kind, ts.wait_obj, b, sizeof b));
@@ -452,7 +460,7 @@ static void text_core(const struct tw_an *a, FILE *f, size_t ci)
     const struct an_task *t = tasks[i];
     fprintf(f, "    %-20s %6.2f%%  %-9s switches in %" PRIu64 "\n",
             nm(a, (int)ci, TW_OBJ_TASK, t->t->number, b, sizeof b), pct(t->cpu_ns, dur),
-            tw_an_state_name((enum tw_an_state)t->state), t->switches_in);
+            end_state(t), t->switches_in);
     thist(f, "release", t->latency);
   }
   free(tasks);

@@ -257,6 +257,11 @@ static void apply_pending(struct tw_rtos *m, struct rcore *c, uint64_t t)
 
 int tw_rtos_feed(struct tw_rtos *m, const struct tw_event *ev)
 {
+  return tw__rtos_feed_as(m, ev, NULL);
+}
+
+int tw__rtos_feed_as(struct tw_rtos *m, const struct tw_event *ev, const struct tw_meaning *as)
+{
   struct rcore *c;
   const struct tw_meaning *mn;
   uint64_t oom = m->oom, t;
@@ -278,7 +283,7 @@ int tw_rtos_feed(struct tw_rtos *m, const struct tw_event *ev)
   m->evtask = NULL;
   if (c->has_pending)
     apply_pending(m, c, t);
-  mn = m->mn = meaning_of(m, ev);
+  mn = m->mn = as ? as : meaning_of(m, ev);
   /* filled field by field (every field of an EVENT change): zeroing the
    * whole struct on each event costs more than the rest of the feed */
   struct tw_rtos_change ch;
@@ -301,8 +306,8 @@ int tw_rtos_feed(struct tw_rtos *m, const struct tw_event *ev)
   if (m->nobs) {
     /* a row for one constant has its marker; a catch-all row may stand for
      * several values, which the vocabulary then says */
-    ch.marker = mn && !mn->any ? (enum tw_marker)m->row_marker[mn->row]
-                               : tw_event_marker_of(ev);
+    ch.marker = mn && !mn->any && !as ? (enum tw_marker)m->row_marker[mn->row]
+                                      : tw_event_marker_of(ev);
     tw__rtos_emit(m, &ch);
   }
   m->ev = NULL;

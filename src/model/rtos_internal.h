@@ -101,6 +101,9 @@ struct tw_rtos {
 
 /* rtos.c */
 void tw__rtos_emit(struct tw_rtos *m, const struct tw_rtos_change *ch);
+/* tw_rtos_feed with the meaning given (NULL: the table's). Tests use it for
+ * acts whose events are not in the vocabulary yet. */
+int tw__rtos_feed_as(struct tw_rtos *m, const struct tw_event *ev, const struct tw_meaning *as);
 
 /* The hot path's lookups: a task or object already seen, by two loads. */
 static inline struct rtask *tw__rtos_task_fast(const struct rep *e, uint32_t number)
