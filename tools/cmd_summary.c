@@ -13,6 +13,7 @@
 #include <string.h>
 #include "cli.h"
 #include "cli_an.h"
+#include "tracewire/model/rtos.h"
 #include "tracewire/events_gen.h"
 
 void tw_cli_summary_help(FILE *f)
@@ -110,10 +111,13 @@ static void print_load(struct tw_an *an, int core, int ncores)
   double span = cs.t1 > cs.t0 ? (double)(cs.t1 - cs.t0) : 1.0;
   static struct load l[0x10000];
   size_t n = 0;
-  for (uint32_t task = 0; task < 0xFFFEu; task++) {
+  const struct tw_rtos *m = tw_an_model(an);
+  const struct tw_rtos_core *mc = tw_rtos_core_at(m, (size_t)core);
+  for (size_t i = 0; mc && i < tw_rtos_ntasks(m) && n < sizeof l / sizeof l[0]; i++) {
+    const struct tw_rtos_task *t = tw_rtos_task_at(m, i); /* the tasks the model knows */
     struct tw_an_task_stats ts;
-    if (tw_an_task(an, core, (uint16_t)task, &ts) == 0)
-      l[n++] = (struct load){ (uint16_t)task, ts.prio, ts.cpu_ns };
+    if (t->endpoint == mc->endpoint && tw_an_task(an, core, t->number, &ts) == 0)
+      l[n++] = (struct load){ t->number, ts.prio, ts.cpu_ns };
   }
   qsort(l, n, sizeof l[0], by_load);
   char dur[32];
