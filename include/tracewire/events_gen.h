@@ -592,6 +592,14 @@ enum tw_sched_type {
 #define TW_EV_NAMES_LOST_COUNT_SHIFT 0
 #define TW_EV_NAMES_LOST_COUNT_BITS 32
 
+/* Task numbers that name no task: the constants of a marker field that
+ * names a task (interrupt context). Numbers from TW_TASK_PSEUDO_FIRST up
+ * are never a task's; X(constant, "Name") for each, lowest first. */
+#define TW_TASK_PSEUDO_FIRST 0xFFFEu
+#define TW_TASK_PSEUDO_NAMES(X) \
+  X(TW_TASK_SWITCH_EnterInt, "EnterInt") \
+  X(TW_TASK_SWITCH_LeaveInt, "LeaveInt")
+
 #endif /* TRACEWIRE_EVENTS_GEN_H */
 
 /* ---- part 2: emitters ------------------------------------------------- */

@@ -25,12 +25,17 @@ struct an_task {
   uint64_t cpu_ns, intr_ns;      /* charged by the engine up to its end of trace */
   uint64_t switches_in;
   uint64_t rel_t;
+  /* priority inheritance: effective priority above the base */
+  int inh_on, inh_max;
+  uint64_t inh_since, inh_ns, inh_count;
   int rel_pending;
   struct tw_hist *latency;
   uint64_t *win;
-  /* priority inversion episode while blocked on a lock (mutex, binary semaphore) */
-  int inv_on, inv_seen, ninv_mid, inv_listed;
-  uint64_t inv_first, inv_last, inv_seg, inv_ns, inv_epoch;
+  /* priority inversion episode while blocked on a lock (mutex, binary semaphore);
+   * inv_inherited: the lower-priority holder inherited this task's priority
+   * (an inversion that inheritance bounds, from inv_block to the release) */
+  int inv_on, inv_seen, ninv_mid, inv_listed, inv_inherited;
+  uint64_t inv_first, inv_last, inv_seg, inv_ns, inv_epoch, inv_block;
   uint16_t inv_owner, inv_mid[TW_AN_INV_MID];
   uint8_t inv_kind;
   uint32_t inv_obj;

@@ -322,9 +322,12 @@ static void wait_ended(struct tw_an *a, const struct tw_rtos_phase *old,
   int core = x->core >= 0 ? x->core : (int)ch->core->id;
   if (ao && ch->task->now.state != TW_RTOS_UNKNOWN)
     tw__an_hist_add(a, &ao->wait, now - old->since); /* not across a gap: length unknown */
+  if (ao && ch->why == TW_ACT_READY && ch->meaning && ch->meaning->obj_field < 0)
+    ao->releases++; /* a kernel's "the task is ready" (FreeRTOS): what it waited on released it */
   if (ao && tw__an_is_lock(o)) {
     tw__an_inv_unblock(a, core, x, now);
-    if (ch->why == TW_ACT_READY && o->kind == TW_OBJ_MUTEX) {
+    if (ch->why == TW_ACT_READY && o->kind == TW_OBJ_MUTEX && ch->meaning &&
+        ch->meaning->obj_act == TW_OACT_LOCK) {
       ao->contended++; /* handed over by a lock */
       ao->releases++;
     }
@@ -359,6 +362,13 @@ static void on_task(struct tw_an *a, struct an_core *c, const struct tw_rtos_cha
   }
   if (old->state == TW_RTOS_BLOCKED && old->wait != TW_RTOS_WAIT_UNSEEN)
     wait_ended(a, old, ch, x, ch->t);
+  if (now->state == TW_RTOS_RUNNING && x->rel_pending) {
+    /* released in an interrupt, running now (switched in, or switched to
+     * while still the core's task: the scheduler chose it again) */
+    tw__an_hist_add(a, &x->latency, ch->t - x->rel_t);
+    tw__an_hist_add(a, &c->latency, ch->t - x->rel_t);
+    x->rel_pending = 0;
+  }
   if (now->state == TW_RTOS_RUNNING) {
     if (old->state == TW_RTOS_READY)
       tw__an_starve_check(a, core, x, old->since, old->epoch, ch->t);
@@ -405,11 +415,6 @@ static void on_switch(struct tw_an *a, struct an_core *c, const struct tw_rtos_c
     return;
   x->core = (int)ch->core->id;
   x->switches_in++;
-  if (x->rel_pending) {
-    tw__an_hist_add(a, &x->latency, ch->t - x->rel_t);
-    tw__an_hist_add(a, &c->latency, ch->t - x->rel_t);
-    x->rel_pending = 0;
-  }
   tw__an_inv_eval(a, (int)ch->core->id, ch->t);
 }
 
@@ -513,7 +518,7 @@ static void on_obj(struct tw_an *a, const struct tw_rtos_change *ch)
 static int may_release(enum tw_obj_act a)
 {
   return a == TW_OACT_GIVE || a == TW_OACT_GIVE_MANY || a == TW_OACT_RELEASE_MANY ||
-         a == TW_OACT_RELEASE_ALL;
+         a == TW_OACT_RELEASE_ALL || a == TW_OACT_SIGNAL;
 }
 
 /* The engine's reading of each meaning row, once. */
@@ -531,7 +536,7 @@ static int acts_init(struct tw_an *a)
                 : oa == TW_OACT_LOCK_DEC ? 4 : 0;
     k->block = act == TW_ACT_BLOCK || act == TW_ACT_WAIT;
     k->release = (act == TW_ACT_READY) + (oa == TW_OACT_RELEASE_ALL);
-    k->give = mn->task_field < 0 && may_release(oa);
+    k->give = may_release(oa) || act == TW_ACT_NOTIFY; /* a notification gives too */
     k->ready = act == TW_ACT_READY;
     k->irq_name = act == TW_ACT_IRQ_NAME;
     k->in_span = act != TW_ACT_TRACE_START && act != TW_ACT_TRACE_STOP;
@@ -678,6 +683,30 @@ static void on_loss(struct tw_an *a, struct an_core *c, const struct tw_rtos_cha
 _Static_assert((int)TW_AN_LOSS_STOPPED == (int)TW_RTOS_LOSS_STOPPED &&
                (int)TW_AN_NCAUSES == (int)TW_RTOS_NCAUSES, "loss causes are the model's");
 
+/* ---- priority inheritance ---------------------------------------------------------- */
+
+/* A task's effective priority above its base: inherited, from when to
+ * when, how often, how high. */
+static void on_prio(struct tw_an *a, const struct tw_rtos_change *ch)
+{
+  const struct tw_rtos_task *t = ch->task;
+  struct an_task *x = tw__an_task_of(a, t);
+  int up = t->base_prio >= 0 && t->prio > t->base_prio;
+  if (!x)
+    return;
+  if (up && !x->inh_on) {
+    x->inh_on = 1;
+    x->inh_since = ch->t;
+    x->inh_count++;
+  }
+  if (up && t->prio > x->inh_max)
+    x->inh_max = t->prio;
+  if (!up && x->inh_on) {
+    x->inh_on = 0;
+    x->inh_ns += ch->t - x->inh_since;
+  }
+}
+
 /* ---- the observer ----------------------------------------------------------------- */
 
 static void on_change(void *ctx, const struct tw_rtos_change *ch)
@@ -694,7 +723,10 @@ static void on_change(void *ctx, const struct tw_rtos_change *ch)
     on_irq(a, c, ch);
     break;
   case TW_RTOS_CH_OBJ: on_obj(a, ch); break;
-  case TW_RTOS_CH_PRIO: tw__an_inv_eval(a, (int)ch->core->id, ch->t); break;
+  case TW_RTOS_CH_PRIO:
+    on_prio(a, ch);
+    tw__an_inv_eval(a, (int)ch->core->id, ch->t);
+    break;
   case TW_RTOS_CH_EVENT: on_event(a, c, ch); break;
   default: break;
   }
@@ -747,6 +779,9 @@ static void finish_task(struct tw_an *a, struct an_task *x)
   end = c->t1 > x->since ? c->t1 : x->since;
   if (t->now.state == TW_RTOS_READY)
     tw__an_starve_check(a, x->core, x, t->now.since, t->now.epoch, end);
+  if (x->inh_on && end > x->inh_since) /* still inherited at the end */
+    x->inh_ns += end - x->inh_since;
+  x->inh_on = 0;
   close_state(a, x, &t->now, end); /* the last interval */
   x->since = end;
 }

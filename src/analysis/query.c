@@ -80,9 +80,13 @@ int tw_an_task(const struct tw_an *a, int core, uint16_t task, struct tw_an_task
   out->prio = x->t->base_prio;
   out->state = (enum tw_an_state)x->state;
   if (out->state == TW_AN_BLOCKED) {
+    out->wait = p->wait;
     out->wait_kind = p->wait_kind;
     out->wait_obj = p->wait_obj;
   }
+  out->inherits = x->inh_count;
+  out->inherited_ns = x->inh_ns;
+  out->inherited_max = x->inh_count ? x->inh_max : -1;
   memcpy(out->ns, x->ns, sizeof out->ns);
   out->cpu_ns = x->cpu_ns;
   out->switches_in = x->switches_in;

@@ -306,6 +306,8 @@ static void irq_name(struct tw_rtos *m, struct rcore *c, uint32_t irq, uint64_t 
 
 static void forget_task(struct tw_rtos *m, struct rcore *c, struct rtask *t, uint64_t now)
 {
+  if (t->pub.now.state == TW_RTOS_DELETED)
+    return; /* gone for good (a new task with its number says Create, or runs) */
   if (t->pub.now.state == TW_RTOS_RUNNING && t->pub.core >= 0 &&
       (uint32_t)t->pub.core != c->pub.id && (size_t)t->pub.core < m->ncores &&
       m->cores[t->pub.core]->run == t && m->cores[t->pub.core]->pub.running_known)
@@ -468,10 +470,21 @@ static void count_act(struct tw_rtos_obj *p, enum tw_obj_act a, const struct rta
     p->binary = a == TW_OACT_CREATE_BINARY;
     hold(p, NULL, now);
     break;
+  case TW_OACT_CREATE_MAX: /* how many units it starts with is not said */
+    p->count = 0;
+    p->count_exact = 0;
+    p->binary = value == 1 && p->kind == TW_OBJ_SEM;
+    p->depth = 0;
+    hold(p, NULL, now);
+    break;
   case TW_OACT_DELETE:
     p->count = 0;
     p->count_exact = 1;
     p->depth = 0;
+    hold(p, NULL, now);
+    break;
+  case TW_OACT_CONSUME: /* a message taken away: nobody holds a queue */
+    consume(p);
     hold(p, NULL, now);
     break;
   case TW_OACT_SUB: /* still blocking: at least 1 left */
@@ -540,8 +553,19 @@ static void task_act(struct tw_rtos *m, struct rcore *c, const struct tw_meaning
   case TW_ACT_RUN:
     act_run(m, c, t, now);
     break;
-  case TW_ACT_BLOCK: case TW_ACT_WAIT: case TW_ACT_DELAY: case TW_ACT_NOTIFY_WAIT:
+  case TW_ACT_NOTIFY_WAIT:
+    /* a kernel may wait for an object through a notification (FreeRTOS
+     * stream buffers): what the task waits for is still the object */
+    if (s == TW_RTOS_BLOCKED && waits_on(&t->pub.now))
+      break;
     block(m, c, t, mn, kind, obj, value, now);
+    break;
+  case TW_ACT_BLOCK: case TW_ACT_WAIT: case TW_ACT_DELAY:
+    block(m, c, t, mn, kind, obj, value, now);
+    break;
+  case TW_ACT_NOTIFY: /* wakes a task waiting for a notification, only */
+    if (s == TW_RTOS_BLOCKED && t->pub.now.wait == TW_RTOS_WAIT_NOTIFY)
+      to_state(m, c, t, TW_RTOS_READY, mn->act, now);
     break;
   case TW_ACT_READY: /* released; a ready task stays ready since earlier */
     if (s != TW_RTOS_RUNNING && s != TW_RTOS_READY)
@@ -590,7 +614,8 @@ static void act_name(struct tw_rtos *m, struct rcore *c, unsigned kind, uint32_t
   len = strnlen(ev->str, ev->str_len);
   if (tw__rtos_name_set(m, c->pub.endpoint, kind, number, ev->str, len, &s) < 0)
     m->oom++;
-  if (kind == TW_OBJ_TASK && (t = tw__rtos_task_get(m, c->ep, number))) {
+  if (kind == TW_OBJ_TASK && number < TW_TASK_PSEUDO_FIRST &&
+      (t = tw__rtos_task_get(m, c->ep, number))) {
     for (size_t i = 0; i < m->ncores; i++) /* an idle task's time is not busy time */
       if (m->cores[i]->run == t)
         tw__rtos_charge(m, m->cores[i], now);
@@ -633,6 +658,36 @@ static uint32_t field(const struct tw_event *ev, int i)
   return i >= 0 && i < ev->nvalues ? ev->values[i] : 0;
 }
 
+/* The task the event acts on (meaning.h, enum tw_task_src), or NULL: none,
+ * or an interrupt (a TASK field's own constants, or a task-less event
+ * inside an interrupt frame). */
+static struct rtask *event_task(struct tw_rtos *m, struct rcore *c, const struct tw_meaning *mn,
+                                const struct tw_event *ev, unsigned kind, uint32_t obj)
+{
+  uint32_t n;
+  struct rtask *t;
+  switch (mn->task_src) {
+  case TW_TASK_FROM_FIELD:
+    if (mn->task_field >= ev->nvalues || !(is_task_act(mn->act) || mn->act == TW_ACT_NONE))
+      return NULL;
+    n = ev->values[mn->task_field];
+    break;
+  case TW_TASK_FROM_OBJECT:
+    if (kind != TW_OBJ_TASK)
+      return NULL;
+    n = obj;
+    break;
+  case TW_TASK_FROM_RUNNING:
+    return c->pub.running_known && !c->pub.depth && !c->overflow ? c->run : NULL;
+  default:
+    return NULL;
+  }
+  if (n >= TW_TASK_PSEUDO_FIRST)
+    return NULL; /* interrupt context, not a task */
+  t = tw__rtos_task_fast(c->ep, n);
+  return t ? t : tw__rtos_task_get(m, c->ep, n);
+}
+
 void tw__rtos_act(struct tw_rtos *m, struct rcore *c, const struct tw_meaning *mn,
                   const struct tw_event *ev, uint64_t t, struct tw_rtos_change *evch)
 {
@@ -644,13 +699,8 @@ void tw__rtos_act(struct tw_rtos *m, struct rcore *c, const struct tw_meaning *m
   evch->value = value;
   evch->obj_kind = mn->obj_field >= 0 ? (uint8_t)kind : TW_OBJ_NONE;
   evch->obj_number = obj;
-  if (mn->task_field >= 0 && mn->task_field < ev->nvalues &&
-      (is_task_act(mn->act) || mn->act == TW_ACT_NONE)) {
-    task = tw__rtos_task_fast(c->ep, ev->values[mn->task_field]);
-    if (!task)
-      task = tw__rtos_task_get(m, c->ep, ev->values[mn->task_field]);
-    evch->task = m->evtask = task ? &task->pub : NULL;
-  }
+  if (mn->task_src != TW_TASK_FROM_NONE && (task = event_task(m, c, mn, ev, kind, obj)))
+    evch->task = m->evtask = &task->pub;
   if (mn->obj_field >= 0 && mn->obj_field < ev->nvalues && is_sync_kind(kind) &&
       mn->act != TW_ACT_NAME) {
     o = tw__rtos_obj_fast(c->ep, kind, obj);

@@ -74,13 +74,16 @@ struct tw_an_finding {
   enum tw_an_finding_kind kind;
   int core;
   uint64_t t0, t1;           /* the exact window (ns); t1 = end of trace when still open */
-  uint64_t ns;               /* inverted time (inversion), wait (starvation, blocked) */
+  uint64_t ns;               /* inverted time (inversion; a bounded one: its wait), wait
+                                (starvation, blocked) */
   int across_gap;            /* events were lost inside [t0, t1] (or before, for a state
                                 the finding relies on): the conclusion may be wrong */
   int ntasks, nobjs;
   uint16_t tasks[TW_AN_MAX_INVOLVED];   /* inversion: high, low (owner), middle... */
   uint8_t obj_kinds[TW_AN_MAX_INVOLVED]; /* enum tw_obj_kind */
   uint16_t objs[TW_AN_MAX_INVOLVED];
+  int bounded;               /* inversion: no middle task ran, the holder inherited the
+                                waiter's priority; ns is the wait (t0 block, t1 release) */
 };
 
 struct tw_an_loss {
@@ -177,6 +180,11 @@ struct tw_an_task_stats {
   uint64_t cpu_ns;           /* CPU time (running, interrupts excluded) */
   uint64_t switches_in;
   const struct tw_hist *latency; /* ISR release -> running */
+  uint8_t wait;              /* what a BLOCKED task waits for (enum tw_rtos_wait: an
+                                object, a condition, time, a notification) */
+  uint64_t inherits;         /* times its priority was raised by inheritance */
+  uint64_t inherited_ns;     /* time it ran, or waited, at an inherited priority */
+  int inherited_max;         /* the highest priority it inherited (-1: none) */
 };
 int tw_an_task(const struct tw_an *a, int core, uint16_t task, struct tw_an_task_stats *out);
 struct tw_an_obj_stats {
