@@ -252,8 +252,12 @@ struct tw_snap_info {
   uint32_t snap_id;
   uint32_t address;   /* where this record's data was on the target */
   uint16_t total_len; /* bytes of data under this snapshot id, all records */
-  uint16_t this_len;  /* bytes of data in this record */
+  uint16_t this_len;  /* bytes of data in this record (TI layout: rounded up
+                         to whole words; the last record may pass total_len
+                         by its padding, which the reassembler drops) */
   uint32_t format;    /* format pointer (target address, or 0) */
+  uint8_t ti_layout;  /* the length word was TI's: this record's length in
+                         the upper half, the total in the lower (uia.c) */
 };
 
 /* A decoded record; header words converted to host order. */
@@ -281,8 +285,11 @@ static inline uint32_t tw_record_word(const struct tw_record *r, size_t i)
 
 /* Parse one record at buf[0..len) whose words are in order e. Returns the
  * record length (> 0) or TW_ETRUNC, TW_ESHORT (shorter than its layout),
- * TW_EALIGN, TW_EHDRTYPE (reserved type), TW_ESNAPLEN (this_len exceeds the
- * record or total_len). */
+ * TW_EALIGN, TW_EHDRTYPE (reserved type), TW_ESNAPLEN (the snapshot length
+ * word fits neither layout: this_len exceeds the record or total_len).
+ * Snapshot length words are read in the seed's layout (total << 16 | this)
+ * or TI's (this rounded to words << 16 | total), told apart as
+ * docs/wire-format.md says; snap.ti_layout says which. */
 int tw_record_parse(const uint8_t *buf, size_t len, enum tw_endian e, struct tw_record *out);
 
 /* Encode a plain or timestamped record with npayload payload words into

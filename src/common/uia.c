@@ -194,6 +194,25 @@ static uint32_t rec_layout_bytes(uint32_t type)
   return bytes[type];
 }
 
+/* The snapshot length word, in either layout (docs/wire-format.md,
+ * "Snapshot lengths: the seed's layout and TI's"). room: the record's data
+ * bytes. The seed: total << 16 | this. TI's loggers: this record's data
+ * rounded up to whole words << 16 | total, and that rounded length is
+ * exactly the record's room. TI's is taken where the seed's reading is
+ * impossible (this > total) or could never complete (a record with room
+ * for exactly the rounded total announcing less than that total). */
+static int snap_lengths(uint32_t lens, uint32_t room, struct tw_snap_info *s)
+{
+  uint32_t hi = lens >> 16, lo = lens & 0xFFFFu;
+  int ti = hi == room && (lo > hi || (lo < hi && ((lo + 3u) & ~3u) == hi));
+  s->ti_layout = (uint8_t)ti;
+  s->total_len = (uint16_t)(ti ? lo : hi);
+  s->this_len = (uint16_t)(ti ? hi : lo);
+  if (!ti && (lo > room || lo > hi))
+    return TW_ESNAPLEN;
+  return 0;
+}
+
 int tw_record_parse(const uint8_t *buf, size_t len, enum tw_endian e, struct tw_record *out)
 {
   if (len < 4)
@@ -236,11 +255,8 @@ int tw_record_parse(const uint8_t *buf, size_t len, enum tw_endian e, struct tw_
   s->line = load_word(p + 4, e);
   s->snap_id = load_word(p + 8, e);
   s->address = load_word(p + 12, e);
-  uint32_t lens = load_word(p + 16, e);
-  s->total_len = (uint16_t)(lens >> 16);
-  s->this_len = (uint16_t)lens;
   s->format = load_word(p + 20, e);
-  if (s->this_len > length - hbytes || s->this_len > s->total_len)
+  if (snap_lengths(load_word(p + 16, e), length - hbytes, s) < 0)
     return TW_ESNAPLEN;
   out->payload = p + 24;
   out->payload_len = s->this_len;
@@ -353,15 +369,20 @@ static int reasm_start(struct tw_snap_reasm *r, const struct tw_record *rec)
 static int reasm_append(struct tw_snap_reasm *r, const struct tw_record *rec)
 {
   const struct tw_snap_info *s = &rec->snap;
-  if (s->total_len != r->total || (uint32_t)r->got + s->this_len > r->total) {
+  uint32_t n = s->this_len, left = (uint32_t)r->total - r->got;
+  /* TI's layout counts whole words: the last record's padding may pass the
+   * total (never by a word or more) */
+  if (s->ti_layout && n > left && n - left < 4u)
+    n = left;
+  if (s->total_len != r->total || n > left) {
     r->active = 0;
     r->skip = 1;
     return TW_ESNAPLEN;
   }
-  if (s->this_len)
-    memcpy(r->buf + r->got, rec->payload, s->this_len);
-  r->got = (uint16_t)(r->got + s->this_len);
-  r->next_addr = s->address + s->this_len;
+  if (n)
+    memcpy(r->buf + r->got, rec->payload, n);
+  r->got = (uint16_t)(r->got + n);
+  r->next_addr = s->address + s->this_len; /* TI advances by whole words too */
   if (r->got == r->total) {
     r->active = 0;
     r->complete = 1;

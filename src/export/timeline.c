@@ -338,7 +338,7 @@ static unsigned fill_args(struct timeline *tl, const struct tw_event *ev, struct
   const struct tw_event_desc *d = ev->desc;
   unsigned n = 0;
   enum tw_marker m;
-  for (unsigned i = 0; i < d->nfields && n + 2 < TL_MAX_ARGS; i++) {
+  for (unsigned i = 0; i < d->nfields && n + 3 < TL_MAX_ARGS; i++) {
     const struct tw_field_desc *f = &d->fields[i];
     uint32_t v = i < ev->nvalues ? ev->values[i] : 0;
     const char *s = NULL;
@@ -371,6 +371,8 @@ static unsigned fill_args(struct timeline *tl, const struct tw_event *ev, struct
           ? tw_event_marker(d, ev->values[d->marker_field]) : d->default_marker;
   if (m != TW_MARKER_NONE)
     a[n++] = (struct tl_arg){"marker", tw_marker_name(m), 0};
+  if (ev->flags & TW_EVENT_TIME_INFERRED)
+    a[n++] = (struct tl_arg){"time", "inferred", 0};
   return n;
 }
 
@@ -435,6 +437,11 @@ void tw__tl_event(struct timeline *tl, const struct tw_event *ev)
     tl->last_ts = ev->time_ns;
   load_advance(tl, c, ev->time_ns);
   if (ev->id == TW_EV_TASK_SWITCH && ev->nvalues) {
+    /* a slice has no arguments to carry the mark: an instant says it */
+    if (ev->flags & TW_EVENT_TIME_INFERRED) {
+      struct tl_arg a = {"event", ev->desc->seed_name, 0};
+      tl->ops->instant(tl->b, ev->time_ns, &c->t_core, "time inferred", &a, 1, 0, 0);
+    }
     task_switch(tl, c, e, ev);
     return;
   }
