@@ -342,6 +342,267 @@ static void test_plain_record_with_and_without_timestamp_word(void **state)
   done(d, &g);
 }
 
+/* ---- footer-less packets ---------------------------------------------------------- */
+
+/* A stream as TI's streaming logger sends it: event packets whose length is
+ * header + records, no footer. npkts packets of 3 timed TASK_SWITCH records
+ * each (first a SYNC); offsets of each packet in off[]. */
+static void ti_stream(struct bytes *o, size_t npkts, size_t *off)
+{
+  uint32_t seq = 0, hz = 1000000;
+  memset(o, 0, sizeof *o);
+  for (size_t p = 0; p < npkts; p++) {
+    off[p] = o->len;
+    pkt_begin(o);
+    if (p == 0)
+      rec_ts(o, seq++, 100, TW_EV_SYNC, TW_MOD_CONTROL, &hz, 1);
+    for (int i = 0; i < 3; i++) {
+      uint32_t task = (uint32_t)(p * 3 + (size_t)i) % 7 + 1;
+      rec_ts(o, seq, 1000 + 10 * seq, TW_EV_TASK_SWITCH, TW_MOD_RTOS, &task, 1);
+      seq++;
+    }
+    pkt_end(o, 1, 0);
+  }
+  off[npkts] = o->len;
+}
+
+static struct tw_decoder *decode_cfg(const uint8_t *b, size_t len, struct got *g,
+                                     const struct tw_reader_cfg *cfg, struct tw_reader_stats *st)
+{
+  struct tw_conn *src;
+  struct tw_reader *r;
+  struct tw_decoder *d;
+  memset(g, 0, sizeof *g);
+  assert_int_equal(tw_conn_mem_open(b, len, &src), 0);
+  assert_int_equal(tw_reader_open(&r, src, cfg), 0);
+  assert_int_equal(tw_decoder_open(&d, NULL), 0);
+  g->t.d = d;
+  tw_decoder_on_event(d, keep, g);
+  tw_decoder_on_diag(d, text_diag, &g->t);
+  tw_reader_on_skip(r, (tw_skip_fn)tw_decoder_skip, d);
+  assert_int_equal(tw_decoder_run(d, r), 0);
+  *st = *tw_reader_stats(r);
+  tw_reader_close(r);
+  tw_conn_close(src);
+  return d;
+}
+
+static void test_footerless_stream_detected_and_counted(void **state)
+{
+  (void)state;
+  static struct bytes o;
+  static struct got g, g1;
+  size_t off[21];
+  struct tw_reader_stats st, st1;
+  ti_stream(&o, 20, off);
+  struct tw_decoder *d = decode_cfg(o.b, o.len, &g, NULL, &st);
+  assert_int_equal(st.packets, 20);
+  assert_int_equal(st.footerless, 20);
+  assert_true(st.footerless_stream);
+  assert_int_equal(st.footerless_at, 0);
+  assert_int_equal(st.skipped, 0);
+  assert_int_equal(g.n, 61);
+  const struct tw_stream_stats *ss = tw_decoder_stream(d, 0);
+  assert_int_equal(ss->pkts_lost + ss->events_lost + ss->unexplained + ss->bad_records, 0);
+  /* the same bytes one at a time: the framing depends on the bytes only */
+  struct tw_reader_cfg one = { .read_bytes = 1 };
+  struct tw_decoder *d1 = decode_cfg(o.b, o.len, &g1, &one, &st1);
+  assert_int_equal(st1.packets, 20);
+  assert_int_equal(st1.footerless, 20);
+  assert_string_equal(g1.t.buf, g.t.buf);
+  done(d1, &g1);
+  done(d, &g);
+}
+
+/* One packet without a footer is not evidence: refused, said, skipped. */
+static void test_one_footerless_packet_is_not_enough(void **state)
+{
+  (void)state;
+  static struct bytes o;
+  static struct got g;
+  size_t off[2];
+  struct tw_reader_stats st;
+  ti_stream(&o, 1, off);
+  struct tw_decoder *d = decode_cfg(o.b, o.len, &g, NULL, &st);
+  assert_int_equal(st.packets, 0);
+  assert_false(st.footerless_stream);
+  assert_int_equal(st.skipped, o.len);
+  assert_int_equal(g.n, 0);
+  assert_int_equal(count_diags(&g.t, TW_DIAG_SKIP), 1);
+  assert_int_equal(g.t.diags[0].err, TW_EFOOTER);
+  done(d, &g);
+}
+
+/* Damage in a footer-less stream costs exactly the damaged bytes: garbage
+ * between packets, a packet whose length field was hit, a packet cut
+ * short by lost bytes. Every other packet is decoded. */
+static void test_footerless_resync_is_exact(void **state)
+{
+  (void)state;
+  static struct bytes o, x;
+  static struct got g;
+  size_t off[21];
+  struct tw_reader_stats st;
+  ti_stream(&o, 20, off);
+  for (int kind = 0; kind < 3; kind++) {
+    size_t victim = 7, damaged;
+    memset(&x, 0, sizeof x);
+    memcpy(x.b, o.b, off[victim]);
+    x.len = off[victim];
+    if (kind == 0) { /* 13 bytes of garbage before packet 7 */
+      for (int i = 0; i < 13; i++)
+        x.b[x.len++] = (uint8_t)(0x5A + 37 * i);
+      damaged = 13;
+      memcpy(x.b + x.len, o.b + off[victim], o.len - off[victim]);
+      x.len += o.len - off[victim];
+    } else if (kind == 1) { /* packet 7's length field hit: 4 bytes more */
+      memcpy(x.b + x.len, o.b + off[victim], o.len - off[victim]);
+      x.b[x.len + 3] = (uint8_t)(x.b[x.len + 3] + 4);
+      x.len += o.len - off[victim];
+      damaged = off[victim + 1] - off[victim];
+    } else { /* the last 8 bytes of packet 7 lost in transport */
+      size_t keep_n = off[victim + 1] - off[victim] - 8;
+      memcpy(x.b + x.len, o.b + off[victim], keep_n);
+      x.len += keep_n;
+      memcpy(x.b + x.len, o.b + off[victim + 1], o.len - off[victim + 1]);
+      x.len += o.len - off[victim + 1];
+      damaged = keep_n;
+    }
+    struct tw_decoder *d = decode_cfg(x.b, x.len, &g, NULL, &st);
+    assert_int_equal(st.skipped, damaged);
+    assert_int_equal(st.skips, 1);
+    assert_int_equal(st.packets, kind == 0 ? 20 : 19);
+    assert_int_equal(g.n, kind == 0 ? 61 : 58);
+    const struct tw_stream_stats *ss = tw_decoder_stream(d, 0);
+    assert_int_equal(ss->pkts_lost, kind == 0 ? 0 : 1);
+    assert_int_equal(ss->unexplained, 0);
+    done(d, &g);
+  }
+}
+
+/* A footer hit in a stream with footers does not make it footer-less: the
+ * packet is skipped as before, messages included. */
+static void test_damaged_footer_is_not_a_footerless_stream(void **state)
+{
+  (void)state;
+  static struct bytes o;
+  static struct got g;
+  struct tw_reader_stats st;
+  uint32_t hz = 1000000, v = 1, seq = 0;
+  memset(&o, 0, sizeof o);
+  o.footer = 1;
+  size_t at[5];
+  for (int p = 0; p < 4; p++) {
+    at[p] = o.len;
+    pkt_begin(&o);
+    rec_ts(&o, seq++, 100 + (uint32_t)p, p ? TW_EV_TASK_SWITCH : TW_EV_SYNC,
+           p ? TW_MOD_RTOS : TW_MOD_CONTROL, p ? &v : &hz, 1);
+    pkt_end(&o, 1, 0);
+  }
+  at[4] = o.len;
+  o.b[at[2] - 1] ^= 0x01; /* packet 1's footer */
+  /* a message (an ACK reply, HdrType_Msg) with its footer hit, then one more packet */
+  size_t m = o.len;
+  be(&o, 9u << 28 | 20u << 16 | 0u << 12 | 0x001u);
+  be(&o, 5u << 16 | 1u);
+  be(&o, 0x1234u);
+  be(&o, 0xFFFFu << 16 | 1u);
+  be(&o, 20u << 16 | 0x7776u);
+  pkt_begin(&o);
+  rec_ts(&o, seq++, 200, TW_EV_TASK_SWITCH, TW_MOD_RTOS, &v, 1);
+  pkt_end(&o, 1, 0);
+  struct tw_decoder *d = decode_cfg(o.b, o.len, &g, NULL, &st);
+  assert_false(st.footerless_stream);
+  assert_int_equal(st.footerless, 0);
+  assert_int_equal(st.packets, 4);
+  assert_int_equal(st.skipped, (at[2] - at[1]) + 20);
+  (void)m;
+  done(d, &g);
+}
+
+static void count_msg(void *ctx, const struct tw_pkt *p)
+{
+  int *n = ctx;
+  (*n)++;
+  assert_true(p->footerless);
+  assert_int_equal(p->payload_len, 4);
+  assert_int_equal(tw_pkt_word(p, 0), 0x30); /* little-endian body, E = 0 */
+}
+
+/* record --no-footer: a reply with no footer, the first and only packet of
+ * the stream, is taken at once; after that a footer-less event stream. */
+static void test_configured_footerless_takes_a_lone_reply(void **state)
+{
+  (void)state;
+  static struct bytes o;
+  memset(&o, 0, sizeof o);
+  /* RESULT of GET_MASK: header (E = 0: little-endian body) and one word */
+  be(&o, 9u << 28 | 0u << 27 | 20u << 16 | 2u << 12 | 0x001u);
+  be(&o, 5u << 16 | 3u);
+  be(&o, 0xABCDu);
+  be(&o, 0xFFFFu << 16 | 1u);
+  o.b[o.len++] = 0x30; o.b[o.len++] = 0; o.b[o.len++] = 0; o.b[o.len++] = 0;
+  struct tw_conn *src;
+  struct tw_reader *r;
+  struct tw_pkt p;
+  struct tw_reader_cfg cfg = { .footerless = 1 };
+  int nmsg = 0;
+  assert_int_equal(tw_conn_mem_open(o.b, o.len, &src), 0);
+  assert_int_equal(tw_reader_open(&r, src, &cfg), 0);
+  assert_int_equal(tw_reader_next(r, &p, 0), 1);
+  count_msg(&nmsg, &p);
+  assert_int_equal(tw_reader_next(r, &p, 0), TW_EOF);
+  assert_int_equal(tw_reader_stats(r)->footerless, 1);
+  assert_int_equal(nmsg, 1);
+  tw_reader_close(r);
+  tw_conn_close(src);
+  /* without being told, a lone footer-less reply is not taken */
+  assert_int_equal(tw_conn_mem_open(o.b, o.len, &src), 0);
+  assert_int_equal(tw_reader_open(&r, src, NULL), 0);
+  assert_int_equal(tw_reader_next(r, &p, 0), TW_EOF);
+  assert_int_equal(tw_reader_stats(r)->skipped, o.len);
+  tw_reader_close(r);
+  tw_conn_close(src);
+}
+
+/* A reader resumed mid-stream (a .twt time index) from the state another
+ * left frames the rest exactly as that one does, footer-less included. */
+static void test_footerless_resume_point(void **state)
+{
+  (void)state;
+  static struct bytes o;
+  size_t off[11];
+  ti_stream(&o, 10, off);
+  struct tw_conn *src;
+  struct tw_reader *r, *r2;
+  struct tw_pkt p;
+  unsigned long long at, num;
+  assert_int_equal(tw_conn_mem_open(o.b, o.len, &src), 0);
+  assert_int_equal(tw_reader_open(&r, src, NULL), 0);
+  for (int i = 0; i < 4; i++)
+    assert_int_equal(tw_reader_next(r, &p, 0), 1);
+  int stt = tw_reader_resume_point(r, &at, &num);
+  assert_int_equal(stt, 3); /* in sync, footer-less */
+  assert_int_equal(at, off[4]);
+  struct tw_conn *src2;
+  assert_int_equal(tw_conn_mem_open(o.b + at, o.len - at, &src2), 0);
+  assert_int_equal(tw_reader_open(&r2, src2, NULL), 0);
+  assert_int_equal(tw_reader_resume(r2, at, num, stt), 0);
+  for (int i = 4; i < 10; i++) {
+    struct tw_pkt q;
+    assert_int_equal(tw_reader_next(r, &p, 0), 1);
+    assert_int_equal(tw_reader_next(r2, &q, 0), 1);
+    assert_int_equal(tw_reader_pkt_offset(r2), tw_reader_pkt_offset(r));
+    assert_int_equal(q.length, p.length);
+  }
+  assert_int_equal(tw_reader_next(r2, &p, 0), TW_EOF);
+  assert_int_equal(tw_reader_resume(r2, 0, 0, 4), TW_EINVAL);
+  tw_reader_close(r);
+  tw_reader_close(r2);
+  tw_conn_close(src);
+  tw_conn_close(src2);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -349,6 +610,12 @@ int main(void)
     cmocka_unit_test(test_rejected_snapshot_record_counts_in_sequence),
     cmocka_unit_test(test_plain_records_of_every_kind),
     cmocka_unit_test(test_plain_record_with_and_without_timestamp_word),
+    cmocka_unit_test(test_footerless_stream_detected_and_counted),
+    cmocka_unit_test(test_one_footerless_packet_is_not_enough),
+    cmocka_unit_test(test_footerless_resync_is_exact),
+    cmocka_unit_test(test_damaged_footer_is_not_a_footerless_stream),
+    cmocka_unit_test(test_configured_footerless_takes_a_lone_reply),
+    cmocka_unit_test(test_footerless_resume_point),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -127,9 +127,10 @@ uint16_t tw_crc16(const void *data, size_t len)
 
 /* ---- packet parsing ------------------------------------------------------ */
 
-static int check_pkt_length(uint32_t type, uint32_t length, size_t len, size_t max_len)
+static int check_pkt_length(uint32_t type, uint32_t length, size_t len, size_t max_len,
+                            int footer)
 {
-  uint32_t min = tw_pkt_hdr_bytes(type) + (type == TW_PKT_INVALID_DATA ? 0 : TW_FOOTER_BYTES);
+  uint32_t min = tw_pkt_hdr_bytes(type) + (footer ? TW_FOOTER_BYTES : 0);
   if (length % 4)
     return TW_EALIGN;
   if (length < min)
@@ -143,6 +144,12 @@ static int check_pkt_length(uint32_t type, uint32_t length, size_t len, size_t m
 
 int tw_pkt_parse(const uint8_t *buf, size_t len, size_t max_len, struct tw_pkt *out)
 {
+  return tw_pkt_parse_ex(buf, len, max_len, 0, out);
+}
+
+int tw_pkt_parse_ex(const uint8_t *buf, size_t len, size_t max_len, unsigned flags,
+                    struct tw_pkt *out)
+{
   if (len < 4)
     return TW_ETRUNC;
   memset(out, 0, sizeof *out);
@@ -153,7 +160,8 @@ int tw_pkt_parse(const uint8_t *buf, size_t len, size_t max_len, struct tw_pkt *
     return TW_EHDRTYPE;
   uint32_t length = tw_pkt_get_length(&out->hdr);
   out->length = length; /* on TW_ETRUNC: what a stream reader waits for */
-  int rc = check_pkt_length(type, length, len, max_len);
+  int footer = type != TW_PKT_INVALID_DATA && !(flags & TW_PKT_NO_FOOTER);
+  int rc = check_pkt_length(type, length, len, max_len, footer);
   if (rc)
     return rc;
   /* length >= hbytes and length <= len: the whole header is in buf */
@@ -174,6 +182,11 @@ int tw_pkt_parse(const uint8_t *buf, size_t len, size_t max_len, struct tw_pkt *
   out->payload = buf + hbytes;
   if (type == TW_PKT_INVALID_DATA)
     return (int)length; /* padding: no footer, nothing to read */
+  if (!footer) {
+    out->footerless = 1;
+    out->payload_len = length - hbytes;
+    return (int)length;
+  }
   if (tw_load_be32(buf + length - 4) != tw_pkt_footer(length))
     return TW_EFOOTER;
   out->payload_len = length - hbytes - TW_FOOTER_BYTES;
@@ -261,6 +274,27 @@ int tw_record_parse(const uint8_t *buf, size_t len, enum tw_endian e, struct tw_
   out->payload = p + 24;
   out->payload_len = s->this_len;
   return (int)length;
+}
+
+int tw_records_tile(const uint8_t *payload, size_t len, enum tw_endian e)
+{
+  size_t off = 0;
+  while (off < len) {
+    if (len - off < 4)
+      return TW_ETRUNC;
+    uint32_t w0 = load_word(payload + off, e), type = tw_evhdr_type(w0);
+    uint32_t n = tw_evhdr_length(w0);
+    if (type > TW_REC_SNAPSHOT_TS)
+      return TW_EHDRTYPE;
+    if (n % 4)
+      return TW_EALIGN;
+    if (n < rec_layout_bytes(type))
+      return TW_ESHORT;
+    if (n > len - off)
+      return TW_ETRUNC;
+    off += n;
+  }
+  return 0;
 }
 
 int tw_record_encode(uint32_t *dst, size_t cap_words, uint32_t seq, int with_ts,

@@ -568,7 +568,7 @@ static int parse_point(struct tw_twt_index *ix, const struct tw_twt_chunk *c,
     r->last_ns = get64(p + 40);
     r->state_len = tw_load_le32(p + 48);
     r->state = p + 52;
-    if (r->id != ix->ids[i] || r->in_sync > 1 || r->resume < r->soff ||
+    if (r->id != ix->ids[i] || r->in_sync > 7 || r->resume < r->soff ||
         r->state_len > (size_t)(end - p - 52))
       goto bad;
     p += 52 + r->state_len;

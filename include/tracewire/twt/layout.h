@@ -25,7 +25,8 @@
  *           chunks, u64 wall-clock ns at the end; in an indexed file also
  *           u64 file offset of the TOC (then 32 bytes).
  *   INDEX   u32 version 1, u32 nsrc, per source: u32 id (-1: all DATA),
- *           u32 in_sync, u64 foff, u64 soff, u64 resume, u64 packets,
+ *           u32 framing (tw_reader_resume_point(): bit 0 in sync, bit 1
+ *           footer-less stream, bit 2 footers seen), u64 foff, u64 soff, u64 resume, u64 packets,
  *           u64 last_ns, u32 state bytes, state (tw_decoder_save()).
  *   TOC     u32 version 1, u32 nsrc, u32 npoints, nsrc x (u32 id, u32 flags:
  *           bit 0 = the source's event times went backwards), per point:
