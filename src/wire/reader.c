@@ -106,9 +106,15 @@ int tw_reader_open(struct tw_reader **out, struct tw_conn *src, const struct tw_
   r->pkt_num = (unsigned long long)-1;
   r->boundary = 1;
   if (cfg && cfg->footerless)
-    r->fl = r->fl_told = r->st.footerless_stream = 1;
+    tw_reader_set_footerless(r);
   *out = r;
   return 0;
+}
+
+void tw_reader_set_footerless(struct tw_reader *r)
+{
+  r->fl = r->fl_told = 1;
+  r->st.footerless_stream = 2;
 }
 
 void tw_reader_close(struct tw_reader *r)

@@ -60,7 +60,7 @@ struct tw_reader_stats {
   unsigned long long skips;        /* skipped regions */
   unsigned long long padding;      /* InvalidData padding bytes (not damage) */
   unsigned long long footerless;   /* packets taken without a footer */
-  int footerless_stream;           /* the stream was found (or said) to be footer-less */
+  int footerless_stream;           /* footer-less: 1 found (see above), 2 told */
   unsigned long long footerless_at; /* stream offset of the packet that showed it */
 };
 
@@ -98,6 +98,10 @@ int tw_reader_resume_point(const struct tw_reader *r, unsigned long long *off, u
  * source must deliver the stream from byte off on; state as returned
  * above. TW_EINVAL if it read, or for a state beyond 7. */
 int tw_reader_resume(struct tw_reader *r, unsigned long long off, unsigned long long num, int state);
+
+/* Tell the reader its sender writes no footer (tw_reader_cfg.footerless),
+ * before it reads (a .twt says so for record --no-footer). */
+void tw_reader_set_footerless(struct tw_reader *r);
 
 /* Text for a skip reason: "bad footer", "impossible length", ... */
 const char *tw_skip_reason(int reason);
