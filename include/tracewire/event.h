@@ -11,6 +11,10 @@
 #include <stdint.h>
 #include "tracewire/vocab.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define TW_EVENT_MAX_VALUES 16
 
 struct tw_event {
@@ -36,5 +40,9 @@ struct tw_event {
  * and every exporter say so (docs/wire-format.md, "Records without a
  * timestamp"). */
 #define TW_EVENT_TIME_INFERRED 0x1u
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

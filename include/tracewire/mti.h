@@ -135,11 +135,7 @@ typedef int MTI_TraceComponentIndex;
 struct MTI_SystemTraceInterface_vtbl {
   ESLAPI_CAINTERFACE_METHODS(eslapi_CAInterface);
   /* since 1 */
-  /* The manual spells it both ways: seed code may call either name. */
-  union {
-    MTI_TraceComponentIndex (*GetNumOfTraceComponents)(const MTI_SystemTraceInterface *self);
-    MTI_TraceComponentIndex (*GetNumberOfTraceComponents)(const MTI_SystemTraceInterface *self);
-  };
+  MTI_TraceComponentIndex (*GetNumOfTraceComponents)(const MTI_SystemTraceInterface *self);
   /* NULL for an illegal tci; lives as long as the simulation. */
   const char *(*GetComponentTracePath)(const MTI_SystemTraceInterface *self,
                                        MTI_TraceComponentIndex tci);
@@ -161,10 +157,7 @@ struct MTI_SystemTraceInterface {
 struct MTI_ComponentTraceInterface_vtbl {
   ESLAPI_CAINTERFACE_METHODS(eslapi_CAInterface);
   /* since 1 */
-  union { /* both of the manual's spellings */
-    MTI_SourceIndex (*GetNumOfTraceSources)(const MTI_ComponentTraceInterface *self);
-    MTI_SourceIndex (*GetNumberOfTraceSources)(const MTI_ComponentTraceInterface *self);
-  };
+  MTI_SourceIndex (*GetNumOfTraceSources)(const MTI_ComponentTraceInterface *self);
   MTI_TraceSource *(*GetTraceSource)(const MTI_ComponentTraceInterface *self,
                                      MTI_SourceIndex index); /* NULL: bad index */
   MTI_TraceSource *(*GetTraceSourceByName)(const MTI_ComponentTraceInterface *self,
@@ -246,10 +239,7 @@ struct MTI_EventFieldType_vtbl {
   /* Bytes; 0 = variable size, at most GetMaxSize(). */
   MTI_EventFieldType_Size (*GetSize)(const MTI_EventFieldType *self);
   MTI_EventFieldType_Size (*GetMaxSize)(const MTI_EventFieldType *self);
-  union { /* both of the manual's spellings */
-    MTI_EventFieldType_EnumIndex (*GetNumOfEnumConstants)(const MTI_EventFieldType *self);
-    MTI_EventFieldType_EnumIndex (*GetNumberOfEnumConstants)(const MTI_EventFieldType *self);
-  };
+  MTI_EventFieldType_EnumIndex (*GetNumOfEnumConstants)(const MTI_EventFieldType *self);
   MTI_EventFieldType_EnumConstant (*GetEnumConstant)(const MTI_EventFieldType *self,
                                                      MTI_EventFieldType_EnumIndex enum_index);
   const char *(*LookupEnum)(const MTI_EventFieldType *self, uint32_t value); /* NULL: none */

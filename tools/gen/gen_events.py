@@ -27,9 +27,9 @@ import sys
 TYPES = {"U8": 8, "U16": 16, "U32": 32, "ENUM8": 8, "STRING": 0}
 CTYPES = {"U8": "uint8_t", "U16": "uint16_t", "U32": "uint32_t", "ENUM8": "uint8_t"}
 OBJS = ["NONE", "TASK", "MUTEX", "SEM", "EVENT", "MSEM", "MEVENT", "ASEM",
-        "RSEM", "IRQ", "THREAD", "OBJKIND"]
+        "RSEM", "IRQ", "THREAD", "OBJKIND", "QUEUE", "EGROUP", "TIMER", "SBUF"]
 OBJ_NAMES = ["none", "task", "mutex", "sem", "event", "msem", "mevent", "asem",
-             "rsem", "irq", "thread", "objkind"]
+             "rsem", "irq", "thread", "objkind", "queue", "egroup", "timer", "sbuf"]
 MARKERS = ["NONE", "UP", "DOWN", "PUSH", "UP_BLOCK", "DOWN_BLOCK", "UP_UP",
            "UP_PUSH", "UP_UP_PUSH", "INC", "DEC", "WAIT", "PASS"]
 MARKER_NAMES = ["None", "Up", "Down", "Push", "UpBlock", "DownBlock", "UpUp",

@@ -8,4 +8,5 @@
 #ifndef TRACEWIRE_SEED_MTI_MODELTRACEINTERFACE_H
 #define TRACEWIRE_SEED_MTI_MODELTRACEINTERFACE_H
 #include "tracewire/mti.h"
+#include "mti_seed_names.h"
 #endif

@@ -8,4 +8,5 @@
 #ifndef TRACEWIRE_SEED_MTI_MODELTRACEINTERFACE_V1_H
 #define TRACEWIRE_SEED_MTI_MODELTRACEINTERFACE_V1_H
 #include "tracewire/mti.h"
+#include "mti_seed_names.h"
 #endif

@@ -8,4 +8,5 @@
 #ifndef TRACEWIRE_SEED_ESLAPI_CADITYPES_H
 #define TRACEWIRE_SEED_ESLAPI_CADITYPES_H
 #include "tracewire/mti.h"
+#include "mti_seed_names.h"
 #endif
