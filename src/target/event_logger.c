@@ -284,7 +284,7 @@ static uint32_t peek(struct tw_logger *l, uint32_t t)
 
 static uint32_t event_words(uint32_t hdr)
 {
-  return 1u + (hdr & 0xFFu) + !!(hdr & HDR_DROPS) + !!(hdr & HDR_WRAPS);
+  return 1u + (hdr & 0xFFu) + (hdr >> 8 & 1u) + (hdr >> 9 & 1u); /* HDR_DROPS, HDR_WRAPS */
 }
 
 /* The word after slot *k, which the consumer retires as it reads it. */
@@ -379,6 +379,13 @@ void tw_logger_stats(struct tw_logger *l, struct tw_logger_stats *st)
 void tw_logger_stats_reset(struct tw_logger *l)
 {
   l->retrieved = 0;
-  xchg(&l->drops_total, 0u);
+#if TW_CFG_LOGGER_CRITICAL
+  xchg(&l->drops_total, 0u); /* under the lock, as the adds are */
   xchg(&l->rejects, 0u);
+#else
+  /* a store: the old value is not wanted, and a producer's atomic add
+   * lands wholly before or after it, as with an exchange (less code) */
+  STORE(&l->drops_total, 0u, RELAXED);
+  STORE(&l->rejects, 0u, RELAXED);
+#endif
 }
