@@ -37,6 +37,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "tracewire/events_gen.h"
 
 #define TW_SIM_HZ 1000000u        /* virtual clock: 1 tick = 1 us */
 #define TW_SIM_TICK_US 1000u      /* OS tick period */
@@ -48,8 +49,8 @@
 #define TW_SIM_IRQ_SYSTICK 15u    /* Cortex-M exception number of SysTick */
 #define TW_SIM_IRQ_DEVICE0 16u    /* first external interrupt */
 
-#define TW_SIM_TASK_ENTER_INT 0xFFFEu /* TaskSwitch task values of seed 002 */
-#define TW_SIM_TASK_LEAVE_INT 0xFFFFu
+#define TW_SIM_TASK_ENTER_INT TW_TASK_SWITCH_EnterInt /* TaskSwitch task values of seed 002 */
+#define TW_SIM_TASK_LEAVE_INT TW_TASK_SWITCH_LeaveInt
 #define TW_SIM_TASK_IDLE 0u
 
 /* Type values of seed 002 (same order as the seed's enums). */
