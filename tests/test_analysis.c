@@ -777,6 +777,60 @@ static void test_freertos_analyses(void **state)
   tw_an_destroy(a);
 }
 
+/* SMP: a task that migrates is listed on each core it ran on, with the
+ * CPU time it got there; each core's time adds up, nothing counted twice. */
+static void test_migration(void **state)
+{
+  (void)state;
+  struct tw_an *a;
+  assert_int_equal(tw_an_create(&a, NULL), 0);
+  feed_ev(a, 0, 0, SW, 1, 0, 0);
+  feed_ev(a, 1, 0, SW, 3, 0, 0);
+  feed_ev(a, 0, 10, SW, 2, 0, 0);
+  feed_ev(a, 1, 12, SW, 1, 0, 0); /* task 1 migrates to core 1 */
+  feed_ev(a, 0, 30, SW, 2, 0, 0);
+  feed_ev(a, 1, 20, SW, 3, 0, 0);
+  feed_ev(a, 1, 30, SW, 3, 0, 0);
+  tw_an_finish(a);
+  struct tw_an_task_stats t;
+  assert_int_equal(tw_an_task(a, 0, 1, &t), 0);
+  assert_int_equal(t.cpu_ns, 10 * US);
+  assert_int_equal(t.switches_in, 1);
+  assert_false(t.home);
+  assert_int_equal(tw_an_task(a, 1, 1, &t), 0);
+  assert_int_equal(t.cpu_ns, 8 * US);
+  assert_true(t.home);
+  assert_int_equal(tw_an_task(a, 0, 3, &t), -1); /* never ran on core 0 */
+  for (int core = 0; core < 2; core++) {
+    struct tw_an_core_stats c;
+    uint64_t sum = 0;
+    assert_int_equal(tw_an_core(a, core, &c), 0);
+    for (uint16_t n = 1; n <= 3; n++)
+      if (tw_an_task(a, core, n, &t) == 0)
+        sum += t.cpu_ns;
+    assert_int_equal(sum + c.isr_ns + c.unknown_ns, c.t1 - c.t0);
+  }
+  tw_an_destroy(a);
+  /* core 0 misses its switch away from task 4, which then runs on core 1
+   * later than core 0's last event: core 0 is charged up to its own last
+   * event only (it once was charged up to core 1's time: counted twice) */
+  assert_int_equal(tw_an_create(&a, NULL), 0);
+  feed_ev(a, 0, 0, SW, 4, 0, 0);
+  feed_ev(a, 0, 5, MX, 4, 1, TW_MUTEX_Lock);
+  feed_ev(a, 1, 1, SW, 5, 0, 0);
+  feed_ev(a, 1, 50, SW, 4, 0, 0);
+  feed_ev(a, 1, 60, SW, 5, 0, 0);
+  tw_an_finish(a);
+  assert_int_equal(tw_an_task(a, 0, 4, &t), 0);
+  assert_int_equal(t.cpu_ns, 5 * US);
+  assert_int_equal(tw_an_task(a, 1, 4, &t), 0);
+  assert_int_equal(t.cpu_ns, 10 * US);
+  struct tw_an_core_stats c0;
+  assert_int_equal(tw_an_core(a, 0, &c0), 0);
+  assert_int_equal(c0.t1 - c0.t0, 5 * US);
+  tw_an_destroy(a);
+}
+
 /* An allocation that fails is reported: by the feed, the engine's error
  * and the writers, never swallowed. */
 static void test_out_of_memory(void **state)
@@ -876,6 +930,7 @@ int main(void)
     cmocka_unit_test(test_gap_closes_interrupts),
     cmocka_unit_test(test_binary_semaphore_inversion),
     cmocka_unit_test(test_freertos_analyses),
+    cmocka_unit_test(test_migration),
     cmocka_unit_test(test_out_of_memory),
     cmocka_unit_test(test_write_errors),
     cmocka_unit_test(test_block_on_unseen_owner),

@@ -22,15 +22,12 @@ struct an_task {
   uint8_t state;                 /* enum tw_an_state now (DELETED: left the analyses) */
   uint64_t since;                /* of that state */
   uint64_t ns[TW_AN_NSTATES];
-  uint64_t cpu_ns, intr_ns;      /* charged by the engine up to its end of trace */
-  uint64_t switches_in;
   uint64_t rel_t;
   /* priority inheritance: effective priority above the base */
   int inh_on, inh_max;
   uint64_t inh_since, inh_ns, inh_count;
   int rel_pending;
   struct tw_hist *latency;
-  uint64_t *win;
   /* priority inversion episode while blocked on a lock (mutex, binary semaphore);
    * inv_inherited: the lower-priority holder inherited this task's priority
    * (an inversion that inheritance bounds, from inv_block to the release) */
@@ -57,8 +54,19 @@ struct an_irq {
   uint64_t *win;
 };
 
+/* What a task got on one core (SMP: a task runs on any core of its
+ * endpoint; each core charges its own time to it, nothing twice). */
+struct an_load {
+  uint64_t cpu_ns, intr_ns;      /* charged by the engine up to its end of trace */
+  uint64_t switches_in;
+  uint64_t *win;                 /* busy ns per window of this core */
+  uint8_t ran;                   /* ran here: listed on this core */
+};
+
 struct an_core {
   const struct tw_rtos_core *mc; /* NULL: slot unused */
+  struct an_load *load;          /* by model task id */
+  size_t nload;
   char *name;
   const struct tw_rtos_task *last_run; /* last known running task (switch counting) */
   struct an_frame frames[TW_RTOS_MAX_NEST];
@@ -153,6 +161,19 @@ static inline struct an_obj *tw__an_obj_of(struct tw_an *a, const struct tw_rtos
 }
 enum tw_an_state tw__an_state_of(const struct tw_rtos_phase *p);
 void tw__an_add_finding(struct tw_an *a, const struct tw_an_finding *f);
+
+struct an_load *tw__an_load_slow(struct tw_an *a, struct an_core *c, const struct tw_rtos_task *t);
+
+/* The task's share of core c: a load when it is there. */
+static inline struct an_load *tw__an_load_of(struct tw_an *a, struct an_core *c,
+                                             const struct tw_rtos_task *t)
+{
+  if (t->id < c->nload)
+    return &c->load[t->id];
+  return tw__an_load_slow(a, c, t);
+}
+/* Whether task x is listed on core ci: its home core, or one it ran on. */
+int tw__an_listed(const struct tw_an *a, const struct an_task *x, size_t ci);
 
 /* detect.c */
 void tw__an_inv_block(struct tw_an *a, int core, struct an_task *h, uint64_t now);

@@ -131,6 +131,22 @@ struct an_task *tw__an_task_slow(struct tw_an *a, const struct tw_rtos_task *t)
   return x;
 }
 
+struct an_load *tw__an_load_slow(struct tw_an *a, struct an_core *c, const struct tw_rtos_task *t)
+{
+  if (tw__an_grow(a, &c->load, &c->nload, (size_t)t->id + 1, sizeof *c->load) < 0)
+    return NULL;
+  return &c->load[t->id];
+}
+
+int tw__an_listed(const struct tw_an *a, const struct an_task *x, size_t ci)
+{
+  if (!x->t || !x->seen)
+    return 0;
+  if (x->core == (int)ci)
+    return 1;
+  return ci < a->ncores && x->t->id < a->cores[ci].nload && a->cores[ci].load[x->t->id].ran;
+}
+
 struct an_obj *tw__an_obj_slow(struct tw_an *a, const struct tw_rtos_obj *o)
 {
   struct an_obj *x;
@@ -180,9 +196,10 @@ void tw__an_win_halve(uint64_t *w)
 
 static void win_merge(struct tw_an *a, struct an_core *c)
 {
-  for (size_t i = 0; i < a->ntasks; i++)
-    if (a->tasks[i].win && a->tasks[i].core == (int)c->mc->id)
-      tw__an_win_halve(a->tasks[i].win);
+  (void)a;
+  for (size_t i = 0; i < c->nload; i++)
+    if (c->load[i].win)
+      tw__an_win_halve(c->load[i].win);
   for (size_t i = 0; i < c->nirqs_used; i++)
     if (c->irqs[i].win)
       tw__an_win_halve(c->irqs[i].win);
@@ -247,12 +264,12 @@ static uint64_t *series(struct tw_an *a, uint64_t **w)
 static void charge(struct tw_an *a, struct an_core *c, uint64_t t)
 {
   uint64_t dt, *w = NULL;
-  struct an_task *run;
+  struct an_load *run;
   if (!c->in_span || t <= c->last_t)
     return;
   dt = t - c->last_t;
   win_reach(a, c, t);
-  run = c->own_task ? tw__an_task_of(a, c->own_task) : NULL;
+  run = c->own_task ? tw__an_load_of(a, c, c->own_task) : NULL;
   if (c->own_irq >= 0) {
     struct an_irq *q = &c->irqs[c->own_irq];
     q->cpu_ns += dt;
@@ -262,6 +279,7 @@ static void charge(struct tw_an *a, struct an_core *c, uint64_t t)
     w = series(a, &q->win);
   } else if (run) {
     run->cpu_ns += dt;
+    run->ran = 1;
     w = series(a, &run->win);
   } else {
     c->unknown_ns += dt;
@@ -402,10 +420,15 @@ static void win_switch(struct an_core *c)
 static void on_switch(struct tw_an *a, struct an_core *c, const struct tw_rtos_change *ch)
 {
   struct an_task *x;
+  struct an_load *l;
   charge(a, c, ch->t);
   set_owner(a, c);
   if (!ch->task)
     return; /* the running task became unknown (a loss) */
+  if ((l = tw__an_load_of(a, c, ch->task))) {
+    l->switches_in++;
+    l->ran = 1;
+  }
   if (ch->task != c->last_run) { /* a switch to the last known running task is none */
     c->switches++;
     win_switch(c);
@@ -414,7 +437,6 @@ static void on_switch(struct tw_an *a, struct an_core *c, const struct tw_rtos_c
   if (!(x = tw__an_task_of(a, ch->task)))
     return;
   x->core = (int)ch->core->id;
-  x->switches_in++;
   tw__an_inv_eval(a, (int)ch->core->id, ch->t);
 }
 
@@ -856,11 +878,12 @@ void tw_an_destroy(struct tw_an *a)
     free(c->irqs);
     free(c->latency);
     free(c->name);
+    for (size_t k = 0; k < c->nload; k++)
+      free(c->load[k].win);
+    free(c->load);
   }
-  for (size_t i = 0; i < a->ntasks; i++) {
-    free(a->tasks[i].win);
+  for (size_t i = 0; i < a->ntasks; i++)
     free(a->tasks[i].latency);
-  }
   for (size_t i = 0; i < a->nobjs; i++) {
     free(a->objs[i].hold);
     free(a->objs[i].wait);

@@ -49,7 +49,7 @@ static const struct an_task **core_tasks(const struct tw_an *a, size_t ci, size_
   if (!v)
     return NULL;
   for (size_t i = 0; i < a->ntasks; i++)
-    if (a->tasks[i].t && a->tasks[i].seen && a->tasks[i].core == (int)ci)
+    if (tw__an_listed(a, &a->tasks[i], ci))
       v[(*n)++] = &a->tasks[i];
   for (size_t i = 1; i < *n; i++) { /* insertion sort: tasks come nearly in order */
     const struct an_task *x = v[i];
@@ -231,17 +231,18 @@ static void jtask(FILE *f, const struct tw_an *a, const struct an_core *c, size_
     jstr(f, nm(a, (int)ci, ts.wait_kind, ts.wait_obj, b, sizeof b));
     fputc('}', f);
   }
-  fprintf(f, ",\"cpu_ns\":%" PRIu64 ",\"cpu_pct\":%.3f,\"switches_in\":%" PRIu64
+  const struct an_load *l = t->t->id < c->nload ? &c->load[t->t->id] : NULL;
+  fprintf(f, ",\"home\":%s,\"cpu_ns\":%" PRIu64 ",\"cpu_pct\":%.3f,\"switches_in\":%" PRIu64
              ",\"state_ns\":{",
-          t->cpu_ns, pct(t->cpu_ns, dur), t->switches_in);
+          ts.home ? "true" : "false", ts.cpu_ns, pct(ts.cpu_ns, dur), ts.switches_in);
   for (int s = 1; s < TW_AN_NSTATES; s++)
     fprintf(f, "%s\"%s\":%" PRIu64, s > 1 ? "," : "", tw_an_state_name((enum tw_an_state)s),
             t->ns[s]);
-  fprintf(f, ",\"in_interrupt\":%" PRIu64, t->intr_ns);
+  fprintf(f, ",\"in_interrupt\":%" PRIu64, l ? l->intr_ns : 0);
   fputs("},\"release_latency\":", f);
   jhist(f, t->latency, 0);
   fputs(",\"load_permille\":", f);
-  jload(f, c, t->win);
+  jload(f, c, l ? l->win : NULL);
   fputc('}', f);
 }
 
@@ -485,9 +486,10 @@ static void text_core(const struct tw_an *a, FILE *f, size_t ci)
       snprintf(st, sizeof st, "blocked (%s)", tw_rtos_wait_name((enum tw_rtos_wait)p->wait));
     else
       snprintf(st, sizeof st, "%s", end_state(t));
-    fprintf(f, "    %-20s %6.2f%%  %-9s switches in %" PRIu64 "\n",
-            nm(a, (int)ci, TW_OBJ_TASK, t->t->number, b, sizeof b), pct(t->cpu_ns, dur),
-            st, t->switches_in);
+    const struct an_load *l = t->t->id < c->nload ? &c->load[t->t->id] : NULL;
+    fprintf(f, "    %-20s %6.2f%%  %-9s switches in %" PRIu64 "%s\n",
+            nm(a, (int)ci, TW_OBJ_TASK, t->t->number, b, sizeof b), pct(l ? l->cpu_ns : 0, dur),
+            st, l ? l->switches_in : 0, t->core == (int)ci ? "" : " (last ran on another core)");
     if (t->inh_count) {
       fmt_ns(inh, sizeof inh, t->inh_ns);
       fprintf(f, "      inherited priority %" PRIu64 " time%s, up to %d, for %s\n", t->inh_count,

@@ -65,7 +65,7 @@ static const struct an_task *task_on(const struct tw_an *a, int core, uint32_t n
   const struct an_core *c = core_at(a, core);
   const struct tw_rtos_task *t = c ? tw_rtos_task(a->m, c->mc->endpoint, number) : NULL;
   const struct an_task *x = t && t->id < a->ntasks ? &a->tasks[t->id] : NULL;
-  return x && x->t && x->seen && x->core == core ? x : NULL;
+  return x && tw__an_listed(a, x, (size_t)core) ? x : NULL;
 }
 
 int tw_an_task(const struct tw_an *a, int core, uint16_t task, struct tw_an_task_stats *out)
@@ -88,8 +88,11 @@ int tw_an_task(const struct tw_an *a, int core, uint16_t task, struct tw_an_task
   out->inherited_ns = x->inh_ns;
   out->inherited_max = x->inh_count ? x->inh_max : -1;
   memcpy(out->ns, x->ns, sizeof out->ns);
-  out->cpu_ns = x->cpu_ns;
-  out->switches_in = x->switches_in;
+  const struct an_core *c = &a->cores[core];
+  const struct an_load *l = x->t->id < c->nload ? &c->load[x->t->id] : NULL;
+  out->cpu_ns = l ? l->cpu_ns : 0;
+  out->switches_in = l ? l->switches_in : 0;
+  out->home = x->core == core;
   out->latency = x->latency;
   return 0;
 }

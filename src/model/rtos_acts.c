@@ -204,9 +204,11 @@ static void set_running(struct rcore *c, struct rtask *t, int known)
 }
 
 /* Task t runs on core c while another core still has it as its running
- * task: that core missed its switch away; its running task is unknown. */
-static void take_from_other_core(struct tw_rtos *m, struct rcore *c, struct rtask *t,
-                                 uint64_t now)
+ * task: that core missed its switch away; its running task is unknown
+ * from its own latest time (the cores' clocks are their own: this event's
+ * time may lie anywhere on the other core's, and time charged there past
+ * its last event would be counted twice). */
+static void take_from_other_core(struct tw_rtos *m, struct rcore *c, struct rtask *t)
 {
   struct rcore *o;
   if (t->pub.core < 0 || (uint32_t)t->pub.core == c->pub.id ||
@@ -215,10 +217,10 @@ static void take_from_other_core(struct tw_rtos *m, struct rcore *c, struct rtas
   o = m->cores[t->pub.core];
   if (o->run != t || !o->pub.running_known)
     return;
-  tw__rtos_charge(m, o, now);
+  tw__rtos_charge(m, o, o->pub.t);
   set_running(o, NULL, 0);
   o->pub.conflicts++;
-  emit_switch(m, o, t, NULL, TW_ACT_RUN, now);
+  emit_switch(m, o, t, NULL, TW_ACT_RUN, o->pub.t);
 }
 
 static void act_run(struct tw_rtos *m, struct rcore *c, struct rtask *t, uint64_t now)
@@ -229,7 +231,7 @@ static void act_run(struct tw_rtos *m, struct rcore *c, struct rtask *t, uint64_
     return;
   }
   tw__rtos_charge(m, c, now);
-  take_from_other_core(m, c, t, now);
+  take_from_other_core(m, c, t);
   if (prev && prev->pub.now.state == TW_RTOS_RUNNING) {
     /* A priority scheduler switches to a lower priority only when the old
      * task stopped wanting the CPU (a delay or suspension not traced). */
