@@ -13,7 +13,8 @@
 #     finding, docs/analyses.md);
 #   - `tracewire analyze` shows those waits for what they are, low2's
 #     inherited priority, and the release latency of the tick "interrupt"'s
-#     give; the JSON says which inversions inheritance bounded.
+#     give; the JSON says which inversions inheritance bounded; the JSON
+#     timeline has low2's inheritance and disinheritance on its track.
 # TARGET=qemu (tests/sh/freertos_qemu.sh) runs the same checks on the
 # Cortex-M3 build under QEMU.
 # Args: build dir, source dir.
@@ -102,5 +103,15 @@ assert tasks["low2"]["inheritance"]["max_prio"] == 7, tasks["low2"]
 assert tasks["Tmr Svc"]["waits_for"] == "time", tasks["Tmr Svc"]
 helpers = [t for c in d["cores"] for t in c["tasks"] if t["name"] == "helper"]
 assert helpers and all(t["state_end"] == "deleted" for t in helpers), helpers
+PY
+# the timeline behind Perfetto and JSON: the inheritance on low2's track
+"$B/tools/tracewire" export -q "$out/trace.twt" -f json -o "$tmp/t.json" || fail "export json"
+python3 - "$tmp/t.json" <<'PY' || fail "the JSON timeline does not show low2's priority inheritance"
+import json, sys
+d = json.load(open(sys.argv[1]))
+ev = d["traceEvents"] if isinstance(d, dict) else d
+names = {e["tid"]: e["args"]["name"] for e in ev if e.get("ph") == "M" and e["name"] == "thread_name"}
+on_low2 = {e.get("name") for e in ev if names.get(e.get("tid")) == "low2"}
+assert {"TaskEvent PriorityInherit", "TaskEvent PriorityDisinherit"} <= on_low2, sorted(on_low2)
 PY
 echo "freertos_app.sh: counts exact, drops announced, findings as planted ($kind)"
