@@ -17,6 +17,7 @@
 #include <string.h>
 #include "export/text.h"
 #include "tracewire/error.h"
+#include "tracewire/events_gen.h"
 #include "tracewire/export/export.h"
 
 /* ---- helpers ---------------------------------------------------------------- */
@@ -286,6 +287,101 @@ static void test_parse_offset(void **state)
   }
 }
 
+/* ---- every format, strings no wire carries today ------------------------------------ */
+
+static uint8_t *slurp(const char *path, size_t *n)
+{
+  FILE *f = fopen(path, "rb");
+  uint8_t *b;
+  long len;
+  assert_non_null(f);
+  fseek(f, 0, SEEK_END);
+  len = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  b = malloc((size_t)len + 1);
+  assert_int_equal(fread(b, 1, (size_t)len, f), (size_t)len);
+  fclose(f);
+  *n = (size_t)len;
+  return b;
+}
+
+/* A 300-byte event name, a 2000-byte field name and a 10 000-byte value
+ * with NUL bytes come out whole in JSON, CSV and Perfetto (CTF:
+ * test_export_ctf.c). The logger carries at most 255 words per event
+ * today; the exporters take any length. */
+static void test_long_strings_whole(void **state)
+{
+  static char name[301], fname[2001], val[10000];
+  struct tw_field_desc f[2] = {{.name = fname, .type = TW_FT_U8},
+                               {.name = "s", .type = TW_FT_STRING}};
+  struct tw_event_desc d = {.id = 41, .module = TW_MOD_CUSTOM, .nfields = 2, .marker_field = -1,
+                            .name = name, .seed_name = name, .fields = f};
+  char dir[] = "/tmp/tw_text_XXXXXX", out[300], cmd[320];
+  (void)state;
+  memset(name, 'N', sizeof name - 1);
+  memset(fname, 'F', sizeof fname - 1);
+  for (size_t i = 0; i < sizeof val; i++)
+    val[i] = i % 500 == 7 ? 0 : (char)('a' + i % 26);
+  assert_non_null(mkdtemp(dir));
+  for (const char *const *fmt = tw_export_formats; *fmt; fmt++) {
+    struct tw_export_cfg cfg = {.format = *fmt, .out = out};
+    struct tw_export *x;
+    struct tw_event ev = {.desc = &d, .id = 41, .module = TW_MOD_CUSTOM, .endpoint = 1,
+                          .ticks = 1, .time_ns = 1000, .nvalues = 1, .values = {3},
+                          .str = val, .str_len = sizeof val};
+    size_t n;
+    uint8_t *b;
+    if (!strcmp(*fmt, "ctf"))
+      continue;
+    snprintf(out, sizeof out, "%s/%s", dir, *fmt);
+    assert_int_equal(tw_export_open(&x, &cfg, NULL, 0), 0);
+    assert_int_equal(tw_export_event(x, &ev), 0);
+    assert_int_equal(tw_export_close(x, NULL, 0), 0);
+    if (!strcmp(*fmt, "csv")) {
+      char path[700];
+      snprintf(path, sizeof path, "%s/%s.csv", out, name + 100); /* 200 bytes at most */
+      b = slurp(path, &n);
+      assert_non_null(memmem(b, n, fname, sizeof fname - 1)); /* the header cell */
+      assert_non_null(memmem(b, n, val, sizeof val));         /* NUL bytes and all */
+    } else {
+      b = slurp(out, &n);
+      assert_non_null(memmem(b, n, name, sizeof name - 1));
+      assert_non_null(memmem(b, n, fname, sizeof fname - 1));
+      if (!strcmp(*fmt, "perfetto")) {
+        assert_non_null(memmem(b, n, val, sizeof val));
+      } else { /* JSON: each NUL as \u0000 */
+        for (size_t i = 0, at = 0; i < sizeof val; i = at + 1) {
+          uint8_t *p = memmem(b, n, val + i, (at = i + strlen(val + i)) - i);
+          assert_non_null(p);
+          if (at < sizeof val)
+            assert_memory_equal(p + (at - i), "\\u0000", 6);
+        }
+      }
+    }
+    free(b);
+  }
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  assert_int_equal(system(cmd), 0);
+}
+
+/* The vocabulary's field names need no rewriting in JSON and Perfetto
+ * (timeline.c uses them as they are): unique per kind, valid UTF-8, none
+ * named "marker". */
+static void test_vocabulary_names_plain(void **state)
+{
+  (void)state;
+  for (size_t k = 0; k < tw_event_ndescs; k++) {
+    const struct tw_event_desc *d = &tw_event_descs[k];
+    for (unsigned i = 0; i < d->nfields; i++) {
+      const char *n = d->fields[i].name;
+      assert_int_equal(tw__utf8_valid_len(n, strlen(n)), strlen(n));
+      assert_string_not_equal(n, "marker");
+      for (unsigned j = 0; j < i; j++)
+        assert_string_not_equal(n, d->fields[j].name);
+    }
+  }
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -298,6 +394,8 @@ int main(void)
     cmocka_unit_test(test_names_unique),
     cmocka_unit_test(test_fields_per_kind),
     cmocka_unit_test(test_parse_offset),
+    cmocka_unit_test(test_long_strings_whole),
+    cmocka_unit_test(test_vocabulary_names_plain),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

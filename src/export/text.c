@@ -126,6 +126,37 @@ const char *tw__utf8_fix(struct tw__text *t, const char *s, size_t n, size_t *ou
   return t->p;
 }
 
+size_t tw__utf8_fix_len(const char *s, size_t n)
+{
+  const unsigned char *u = (const unsigned char *)s;
+  size_t i = tw__utf8_valid_len(s, n), len = i;
+  while (i < n) {
+    int k = tw__utf8_step(u + i, n - i);
+    len += k < 0 ? 3 : (size_t)k;
+    i += (size_t)(k < 0 ? -k : k);
+  }
+  return len;
+}
+
+size_t tw__utf8_fix_to(char *out, const char *s, size_t n)
+{
+  const unsigned char *u = (const unsigned char *)s;
+  size_t i = 0, o = 0;
+  while (i < n) {
+    int k = tw__utf8_step(u + i, n - i);
+    if (k < 0) {
+      memcpy(out + o, fffd, 3);
+      o += 3;
+      i += (size_t)-k;
+    } else {
+      memcpy(out + o, s + i, (size_t)k);
+      o += (size_t)k;
+      i += (size_t)k;
+    }
+  }
+  return o;
+}
+
 /* ---- writers ---------------------------------------------------------------- */
 
 /* Writes s[0..n) in runs: `esc` says how byte run[i] (a character of k

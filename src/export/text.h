@@ -58,6 +58,12 @@ size_t tw__utf8_valid_len(const char *s, size_t n);
  * repaired text in t (NULL when out of memory). *outn gets its length. */
 const char *tw__utf8_fix(struct tw__text *t, const char *s, size_t n, size_t *outn);
 
+/* The same without a buffer, for writers that need the length first
+ * (protobuf): the repaired length, then the repaired bytes written to out
+ * (tw__utf8_fix_len(s, n) bytes; returns that count). */
+size_t tw__utf8_fix_len(const char *s, size_t n);
+size_t tw__utf8_fix_to(char *out, const char *s, size_t n);
+
 /* The format writers: s[0..n), whole. */
 void tw__json_str(FILE *f, const char *s, size_t n);
 /* quote: 1 always, 0 only when the cell holds `,` `"` CR or LF */
