@@ -88,6 +88,11 @@ size_t tw__utf8_valid_len(const char *s, size_t n)
   size_t i = 0;
   while (i < n) {
     int k;
+    uint64_t w;
+    if (i + 8 <= n && (memcpy(&w, u + i, 8), !(w & 0x8080808080808080ull))) {
+      i += 8; /* eight ASCII bytes at once: most names are plain */
+      continue;
+    }
     if (u[i] < 0x80) {
       i++;
       continue;
