@@ -366,7 +366,7 @@ static void test_long_strings_whole(void **state)
 
 /* The vocabulary's field names need no rewriting in JSON and Perfetto
  * (timeline.c uses them as they are): unique per kind, valid UTF-8, none
- * named "marker". */
+ * named "marker" or "time" (the arguments the timeline adds). */
 static void test_vocabulary_names_plain(void **state)
 {
   (void)state;
@@ -376,6 +376,7 @@ static void test_vocabulary_names_plain(void **state)
       const char *n = d->fields[i].name;
       assert_int_equal(tw__utf8_valid_len(n, strlen(n)), strlen(n));
       assert_string_not_equal(n, "marker");
+      assert_string_not_equal(n, "time");
       for (unsigned j = 0; j < i; j++)
         assert_string_not_equal(n, d->fields[j].name);
     }

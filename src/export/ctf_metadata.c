@@ -100,14 +100,14 @@ static void put_field(FILE *f, const struct tw_event_desc *d, unsigned i, const 
 }
 
 /* -1 when out of memory. */
-static int put_event(FILE *f, const struct tw_event_desc *d, unsigned id)
+static int put_event(FILE *f, const struct tw_event_desc *d, unsigned id, int inferred)
 {
   struct tw__names set = {0};
   const char *ident[TW_EVENT_MAX_VALUES];
   int rc = field_idents(d, &set, ident);
   fputs("event {\n\tname = ", f);
   put_str(f, d->seed_name ? d->seed_name : d->name);
-  fprintf(f, ";\n\tid = %u;\n\tstream_id = 0;\n", id);
+  fprintf(f, ";\n\tid = %u;\n\tstream_id = 0;\n", inferred ? id | CTF_INFERRED_CLASS : id);
   if (d->doc) {
     fputs("\t/* ", f);
     tw__tsdl_comment(f, d->name, strlen(d->name));
@@ -115,6 +115,10 @@ static int put_event(FILE *f, const struct tw_event_desc *d, unsigned id)
     tw__tsdl_comment(f, d->doc, strlen(d->doc));
     fputs(" */\n", f);
   }
+  if (inferred)
+    fputs("\t/* the record had no timestamp: the time is the stream's previous timed\n"
+          "\t * record's (tracewire docs/wire-format.md) */\n"
+          "\tcontext := struct {\n\t\tuint8_t _time_inferred;\n\t};\n", f);
   fputs("\tfields := struct {\n", f);
   for (unsigned i = 0; i < d->nfields && !rc; i++)
     put_field(f, d, i, ident[i]);
@@ -123,14 +127,14 @@ static int put_event(FILE *f, const struct tw_event_desc *d, unsigned id)
   return rc;
 }
 
-char *tw__ctf_event_tsdl(const struct tw_event_desc *d, unsigned id)
+char *tw__ctf_event_tsdl(const struct tw_event_desc *d, unsigned id, int inferred)
 {
   char *buf = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
   if (!f)
     return NULL;
-  if ((put_event(f, d, id) < 0) | (fclose(f) != 0)) {
+  if ((put_event(f, d, id, inferred) < 0) | (fclose(f) != 0)) {
     free(buf);
     return NULL;
   }
@@ -184,9 +188,18 @@ int tw__ctf_write_metadata(struct tw_export *x, struct ctf *c)
     return x->err;
   put_header(w.f, x, c);
   for (size_t i = 0; i < tw_event_ndescs; i++)
-    if (put_event(w.f, &tw_event_descs[i], tw_event_descs[i].id) < 0)
+    if (put_event(w.f, &tw_event_descs[i], tw_event_descs[i].id, 0) < 0)
       tw__export_fail(x, TW_ENOMEM, "%s: out of memory", path);
   for (size_t i = 0; i < c->ncustom; i++)
     fputs(c->custom_tsdl[i], w.f);
+  for (size_t i = 0; i < tw_event_ndescs; i++) {
+    unsigned id = tw_event_descs[i].id;
+    if ((c->inferred_used[id / 8] >> (id % 8) & 1) &&
+        put_event(w.f, &tw_event_descs[i], id, 1) < 0)
+      tw__export_fail(x, TW_ENOMEM, "%s: out of memory", path);
+  }
+  for (size_t i = 0; i < c->ncustom; i++)
+    if (c->custom_tsdl_inferred[i])
+      fputs(c->custom_tsdl_inferred[i], w.f);
   return tw__wfile_close(x, &w);
 }

@@ -88,8 +88,8 @@ struct timeline {
   struct tw__fields *fnames; /* custom kinds' argument names (text.h) */
 };
 
-/* The timeline adds this argument itself. */
-static const char *const arg_reserved[] = {"marker", NULL};
+/* The timeline adds these arguments itself (fill_args). */
+static const char *const arg_reserved[] = {"marker", "time", NULL};
 
 static uint64_t uuid(enum tl_kind k, uint16_t ep, uint32_t n)
 {
@@ -531,10 +531,11 @@ static unsigned fill_args(struct timeline *tl, const struct tw_rtos_change *ch,
   const char *const *names = NULL;
   unsigned n = 0;
   /* the vocabulary's names are plain and unique (tests/test_export_text.c);
-   * a custom kind's come from the target: valid UTF-8, unique, not "marker" */
+   * a custom kind's come from the target: valid UTF-8, unique, not one the
+   * timeline adds (arg_reserved) */
   if (d->module == TW_MOD_CUSTOM && !(names = tw__fields_of(tl->fnames, d)))
     oom(tl);
-  for (unsigned i = 0; i < d->nfields && n + 2 < TL_MAX_ARGS; i++) {
+  for (unsigned i = 0; i < d->nfields && n + 3 < TL_MAX_ARGS; i++) {
     const struct tw_field_desc *f = &d->fields[i];
     uint32_t v = i < ev->nvalues ? ev->values[i] : 0;
     const char *s = NULL, *on;
@@ -573,6 +574,11 @@ static unsigned fill_args(struct timeline *tl, const struct tw_rtos_change *ch,
     a[n].str_len = strlen(a[n].str);
     n++;
   }
+  if (ev->flags & TW_EVENT_TIME_INFERRED) { /* docs/exporters.md */
+    a[n] = (struct tl_arg){"time", "inferred", 0};
+    a[n].str_len = strlen(a[n].str);
+    n++;
+  }
   return n;
 }
 
@@ -593,8 +599,15 @@ static void instant(struct timeline *tl, struct tl_core *c, const struct tw_rtos
   const char *name;
   size_t used;
   load_advance(tl, c, ch->t);
-  if (drawn_as_slices(mn))
+  if (drawn_as_slices(mn)) {
+    if (ch->ev->flags & TW_EVENT_TIME_INFERRED) {
+      /* a slice has no arguments to carry the mark: an instant says it */
+      struct tl_arg a = {"event", ch->ev->desc->seed_name, 0};
+      a.str_len = strlen(a.str);
+      tl->ops->instant(tl->b, ch->t, &c->t_core, "time inferred", &a, 1, 0, 0);
+    }
     return;
+  }
   if (ch->task && mn && mn->act != TW_ACT_NAME)
     where = task_track(tl, ch->task, 0);
   else

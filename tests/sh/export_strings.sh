@@ -142,7 +142,7 @@ for kid in sorted(KIND_NAMES):
     inst = [e for e in evs if e['ph'] == 'i' and e['name'] == text(kinds[kid][0])]
     if len(inst) != 1:
         fail('JSON: event %r appears %d times' % (text(kinds[kid][0]), len(inst)))
-    want = unique([text(f) for f in kinds[kid][1:]], ('marker',))
+    want = unique([text(f) for f in kinds[kid][1:]], ('marker', 'time'))
     if list(inst[0]['args']) != want:
         fail('JSON: args of %r are %s, want %s' % (inst[0]['name'], list(inst[0]['args']), want))
 js_values = [list(e['args'].values())[0] for e in evs
@@ -166,12 +166,12 @@ for kid in sorted(KIND_NAMES):
         fail('CSV: no file %r for %r (files: %s)' % (fn, kinds[kid][0], files))
     rows = list(csv.reader(open(os.path.join(tmp, 'csv', fn), encoding='latin-1', newline='')))
     want = unique([f.decode('latin-1') for f in kinds[kid][1:]], fixed)
-    if rows[0][4:] != want:
-        fail('CSV: header of %s is %s, want %s' % (fn, rows[0][4:], want))
+    if rows[0][:5] != list(fixed[:5]) or rows[0][5:] != want:
+        fail('CSV: header of %s is %s, want %s' % (fn, rows[0], list(fixed[:5]) + want))
 csv_values = []
 for fn in ('Text.csv', 'Blob.csv'):
     for r in list(csv.reader(open(os.path.join(tmp, 'csv', fn), encoding='latin-1', newline='')))[1:]:
-        csv_values.append(r[4].encode('latin-1'))
+        csv_values.append(r[5].encode('latin-1'))
 if csv_values != [v for _, v in values]:
     fail('CSV: string values differ from the bytes sent')
 
