@@ -351,7 +351,7 @@ static void test_long_strings_whole(void **state)
         assert_non_null(memmem(b, n, val, sizeof val));
       } else { /* JSON: each NUL as \u0000 */
         for (size_t i = 0, at = 0; i < sizeof val; i = at + 1) {
-          uint8_t *p = memmem(b, n, val + i, (at = i + strlen(val + i)) - i);
+          uint8_t *p = memmem(b, n, val + i, (at = i + strnlen(val + i, sizeof val - i)) - i);
           assert_non_null(p);
           if (at < sizeof val)
             assert_memory_equal(p + (at - i), "\\u0000", 6);
