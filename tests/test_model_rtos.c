@@ -758,6 +758,47 @@ static void test_freertos_events(void **state)
   rig_free(r);
 }
 
+/* An observer of some kinds of change only: it hears none of the others,
+ * and with nobody asking for object changes the model keeps no object
+ * bookkeeping, its state still right. */
+static void test_observe_kinds(void **state)
+{
+  (void)state;
+  struct tw_rtos *m;
+  struct log all, some;
+  memset(&all, 0, sizeof all);
+  memset(&some, 0, sizeof some);
+  assert_int_equal(tw_rtos_create(&m), 0);
+  assert_int_equal(tw_rtos_observe_kinds(m, on_change, &some,
+                                         TW_RTOS_CH_ALL & ~TW_RTOS_CH_BIT(TW_RTOS_CH_OBJ)), 0);
+  struct rig r = {.m = m};
+  feed(&r, 1, TW_EV_TASK_SWITCH, 1, 0, 0);
+  feed(&r, 2, TW_EV_MUTEX, 1, 3, TW_MUTEX_Lock);
+  size_t obj = 0, ev = 0;
+  for (size_t i = 0; i < some.n; i++) {
+    obj += some.ch[i].kind == TW_RTOS_CH_OBJ;
+    ev += some.ch[i].kind == TW_RTOS_CH_EVENT;
+  }
+  assert_int_equal(obj, 0);
+  assert_int_equal(ev, 2);
+  assert_ptr_equal(tw_rtos_obj(m, EP, TW_OBJ_MUTEX, 3)->holder, tw_rtos_task(m, EP, 1));
+  /* a second observer of everything: it gets the object changes, the first still not */
+  assert_int_equal(tw_rtos_observe(m, on_change, &all), 0);
+  feed(&r, 3, TW_EV_MUTEX, 1, 3, TW_MUTEX_Unlock);
+  for (size_t i = 0; i < some.n; i++)
+    assert_int_not_equal(some.ch[i].kind, TW_RTOS_CH_OBJ);
+  obj = 0;
+  for (size_t i = 0; i < all.n; i++)
+    obj += all.ch[i].kind == TW_RTOS_CH_OBJ;
+  assert_int_equal(obj, 1);
+  assert_ptr_equal(all.ch[0].old_holder, tw_rtos_task(m, EP, 1));
+  tw_rtos_unobserve(m, on_change, &all);
+  size_t before = all.n;
+  feed(&r, 4, TW_EV_MUTEX, 1, 3, TW_MUTEX_Lock);
+  assert_int_equal(all.n, before);
+  tw_rtos_destroy(m);
+}
+
 /* The meaning table is the generator's: every row resolves, and a value
  * without a row of its own falls to the event's catch-all. */
 static void test_meaning_table(void **state)
@@ -803,6 +844,7 @@ int main(void)
     cmocka_unit_test(test_time),
     cmocka_unit_test(test_future_acts),
     cmocka_unit_test(test_freertos_events),
+    cmocka_unit_test(test_observe_kinds),
     cmocka_unit_test(test_meaning_table),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -25,11 +25,6 @@
 #include "an_internal.h"
 #include "tracewire/error.h"
 
-int tw__an_is_lock(const struct tw_rtos_obj *o)
-{
-  return o && (o->kind == TW_OBJ_MUTEX || o->binary);
-}
-
 void tw__an_add_finding(struct tw_an *a, const struct tw_an_finding *f)
 {
   if (tw__an_grow(a, &a->findings, &a->nfind_cap, a->nfind + 1, sizeof *f) < 0)
@@ -232,7 +227,7 @@ void tw__an_deadlock_check(struct tw_an *a, int core, struct an_task *t, uint64_
 
 /* ---- starvation ------------------------------------------------------------------------- */
 
-void tw__an_starve_check(struct tw_an *a, int core, struct an_task *x, uint64_t since,
+void tw__an_starve_found(struct tw_an *a, int core, struct an_task *x, uint64_t since,
                          uint64_t epoch, uint64_t now)
 {
   const struct tw_rtos_task *t = x->t;

@@ -348,7 +348,8 @@ int tw_an_write_json(const struct tw_an *a, FILE *f)
     fprintf(f, ",\"locks\":%" PRIu64 ",\"unlocks\":%" PRIu64 ",\"inc_locks\":%" PRIu64
                ",\"dec_locks\":%" PRIu64 ",\"blocks\":%" PRIu64 ",\"contended\":%" PRIu64
                ",\"max_depth\":%d,\"wait_total_ns\":%.0f,\"hold\":",
-            o->locks, o->unlocks, o->inc_locks, o->dec_locks, o->blocks, o->contended,
+            o->lock_ops[AN_LOCKS], o->lock_ops[AN_UNLOCKS], o->lock_ops[AN_INC_LOCKS],
+            o->lock_ops[AN_DEC_LOCKS], o->blocks, o->contended,
             o->max_depth, o->wait ? o->wait->sum : 0.0);
     jhist(f, o->hold, 1);
     fputs(",\"wait\":", f);
@@ -523,7 +524,7 @@ static void text_objects(const struct tw_an *a, FILE *f)
   for (size_t r = 0; rank && r < n; r++) {
     const struct an_obj *o = rank[r];
     fprintf(f, "  %zu. %-20s locks %" PRIu64 ", blocks %" PRIu64 ", max depth %d\n", r + 1,
-            nm_ep(a, o->o->endpoint, TW_OBJ_MUTEX, o->o->number, b, sizeof b), o->locks,
+            nm_ep(a, o->o->endpoint, TW_OBJ_MUTEX, o->o->number, b, sizeof b), o->lock_ops[AN_LOCKS],
             o->blocks, o->max_depth);
     thist(f, "hold", o->hold);
     thist(f, "wait", o->wait);

@@ -109,10 +109,10 @@ int tw_an_obj(const struct tw_an *a, int core, enum tw_obj_kind kind, uint32_t o
   out->kind = (uint8_t)kind;
   out->obj = obj;
   memcpy(out->count, x->count, sizeof out->count);
-  out->locks = x->locks;
-  out->unlocks = x->unlocks;
-  out->inc_locks = x->inc_locks;
-  out->dec_locks = x->dec_locks;
+  out->locks = x->lock_ops[AN_LOCKS];
+  out->unlocks = x->lock_ops[AN_UNLOCKS];
+  out->inc_locks = x->lock_ops[AN_INC_LOCKS];
+  out->dec_locks = x->lock_ops[AN_DEC_LOCKS];
   out->blocks = x->blocks;
   out->releases = x->releases;
   out->contended = x->contended;

@@ -52,23 +52,29 @@ void tw__rtos_flush_objs(struct tw_rtos *m)
 {
   int n = m->ntouched;
   m->ntouched = 0;
+  struct tw_rtos_change *ch = &m->ch_obj;
+  ch->kind = TW_RTOS_CH_OBJ;
+  ch->meaning = m->mn;
+  ch->ev = m->ev;
+  ch->task = m->evtask;
   for (int i = 0; i < n; i++) {
-    struct tw_rtos_change ch = {.kind = TW_RTOS_CH_OBJ, .meaning = m->mn, .why = m->touched[i].why,
-                                .t = m->touched[i].t, .ev = m->ev, .core = &m->touched[i].c->pub,
-                                .task = m->evtask, .obj = &m->touched[i].o->pub,
-                                .old_holder = m->touched[i].old_holder,
-                                .old_since = m->touched[i].old_since};
-    tw__rtos_emit(m, &ch);
+    ch->why = m->touched[i].why;
+    ch->t = m->touched[i].t;
+    ch->core = &m->touched[i].c->pub;
+    ch->obj = &m->touched[i].o->pub;
+    ch->old_holder = m->touched[i].old_holder;
+    ch->old_since = m->touched[i].old_since;
+    tw__rtos_emit(m, ch);
   }
 }
 
-static void obj_changed(struct tw_rtos *m, struct rcore *c, struct robj *o, uint64_t now,
-                        enum tw_act why, const struct tw_rtos_task *old_holder,
-                        uint64_t old_since)
+static inline void obj_changed(struct tw_rtos *m, struct rcore *c, struct robj *o, uint64_t now,
+                               enum tw_act why, const struct tw_rtos_task *old_holder,
+                               uint64_t old_since)
 {
   int i;
-  if (!m->nobs)
-    return;
+  if (!(m->want & TW_RTOS_CH_BIT(TW_RTOS_CH_OBJ)))
+    return; /* nobody listens for objects: no bookkeeping */
   for (i = 0; i < m->ntouched; i++)
     if (m->touched[i].o == o)
       return; /* told once, at the end of the event, with what it was before */
@@ -136,9 +142,16 @@ static void set_phase(struct tw_rtos *m, struct rcore *c, struct rtask *t, struc
                                       .wait_value = to->wait_value, .since = now,
                                       .epoch = e->epoch};
   if (m->nobs) {
-    struct tw_rtos_change ch = {.kind = TW_RTOS_CH_TASK, .meaning = m->mn, .why = why, .t = now, .ev = m->ev,
-                                .core = &c->pub, .task = &t->pub, .old = old};
-    tw__rtos_emit(m, &ch);
+    struct tw_rtos_change *ch = &m->ch_task;
+    ch->kind = TW_RTOS_CH_TASK;
+    ch->meaning = m->mn;
+    ch->why = why;
+    ch->t = now;
+    ch->ev = m->ev;
+    ch->core = &c->pub;
+    ch->task = &t->pub;
+    ch->old = old;
+    tw__rtos_emit(m, ch);
   }
   if (old.state == TW_RTOS_BLOCKED)
     waiters_add(m, c, &old, -1, now, why);
@@ -155,10 +168,11 @@ static void to_state(struct tw_rtos *m, struct rcore *c, struct rtask *t, uint8_
 static void prio_changed(struct tw_rtos *m, struct rcore *c, struct rtask *t, uint64_t now,
                          enum tw_act why)
 {
-  struct tw_rtos_change ch = {.kind = TW_RTOS_CH_PRIO, .meaning = m->mn, .why = why, .t = now, .ev = m->ev,
-                              .core = &c->pub, .task = &t->pub};
-  if (m->nobs)
+  if (m->nobs) {
+    struct tw_rtos_change ch = {.kind = TW_RTOS_CH_PRIO, .meaning = m->mn, .why = why, .t = now,
+                                .ev = m->ev, .core = &c->pub, .task = &t->pub};
     tw__rtos_emit(m, &ch);
+  }
 }
 
 static void set_prio(struct tw_rtos *m, struct rcore *c, struct rtask *t, enum tw_act why,
@@ -188,11 +202,18 @@ static void set_prio(struct tw_rtos *m, struct rcore *c, struct rtask *t, enum t
 static void emit_switch(struct tw_rtos *m, struct rcore *c, const struct rtask *prev,
                         const struct rtask *next, enum tw_act why, uint64_t now)
 {
-  struct tw_rtos_change ch = {.kind = TW_RTOS_CH_SWITCH, .meaning = m->mn, .why = why, .t = now, .ev = m->ev,
-                              .core = &c->pub, .task = next ? &next->pub : NULL,
-                              .prev = prev ? &prev->pub : NULL};
-  if (m->nobs)
-    tw__rtos_emit(m, &ch);
+  struct tw_rtos_change *ch = &m->ch_switch;
+  if (!m->nobs)
+    return;
+  ch->kind = TW_RTOS_CH_SWITCH;
+  ch->meaning = m->mn;
+  ch->why = why;
+  ch->t = now;
+  ch->ev = m->ev;
+  ch->core = &c->pub;
+  ch->task = next ? &next->pub : NULL;
+  ch->prev = prev ? &prev->pub : NULL;
+  tw__rtos_emit(m, ch);
 }
 
 static void set_running(struct rcore *c, struct rtask *t, int known)
@@ -249,11 +270,12 @@ static void act_run(struct tw_rtos *m, struct rcore *c, struct rtask *t, uint64_
 static void irq_emit(struct tw_rtos *m, struct rcore *c, enum tw_rtos_ch kind, int depth,
                      const struct tw_rtos_frame *f, int cut, enum tw_act why, uint64_t now)
 {
-  struct tw_rtos_change ch = {.kind = kind, .why = why, .t = now, .ev = m->ev, .core = &c->pub,
-                              .meaning = m->mn,
-                              .task = c->pub.running, .depth = depth, .frame = f, .cut = cut};
-  if (m->nobs)
+  if (m->nobs) {
+    struct tw_rtos_change ch = {.kind = kind, .why = why, .t = now, .ev = m->ev, .core = &c->pub,
+                                .meaning = m->mn, .task = c->pub.running, .depth = depth,
+                                .frame = f, .cut = cut};
     tw__rtos_emit(m, &ch);
+  }
 }
 
 static void irq_enter(struct tw_rtos *m, struct rcore *c, uint64_t now)
