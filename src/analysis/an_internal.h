@@ -110,6 +110,7 @@ struct an_act {
   uint8_t lock_ctr;    /* an index into an_obj.lock_ops, 0 none */
   uint8_t block, release, give, ready, irq_name;
   uint8_t special;     /* give, ready or irq_name: more to do than counting */
+  int8_t index_field;  /* the field a report item shows as the input index, or -1 */
   uint8_t in_span;     /* counted in the core's span (not recording control) */
   uint8_t item;        /* drawn as an event item (not a frame, name or loss) */
 };

@@ -574,6 +574,18 @@ static int may_release(enum tw_obj_act a)
          a == TW_OACT_RELEASE_ALL || a == TW_OACT_SIGNAL;
 }
 
+/* The first plain field besides the task, object and type (a multi
+ * object's input, shown by the report), or -1. */
+static int8_t index_field(const struct tw_meaning *mn)
+{
+  const struct tw_event_desc *d = tw_event_desc_by_id(mn->id);
+  for (int i = 0; d && i < d->nfields; i++)
+    if (i != d->marker_field && i != mn->task_field && i != mn->obj_field &&
+        d->fields[i].obj == TW_OBJ_NONE && d->fields[i].type != TW_FT_STRING)
+      return (int8_t)i;
+  return -1;
+}
+
 /* The engine's reading of each meaning row, once. */
 static int acts_init(struct tw_an *a)
 {
@@ -597,6 +609,7 @@ static int acts_init(struct tw_an *a)
     k->item = act != TW_ACT_NAME && act != TW_ACT_LOSS && act != TW_ACT_IRQ_NAME &&
               act != TW_ACT_IRQ_ENTER && act != TW_ACT_IRQ_EXIT;
     k->special = k->give || k->ready || k->irq_name;
+    k->index_field = index_field(mn);
   }
   return 0;
 }
@@ -644,24 +657,18 @@ static void count_event(struct tw_an *a, struct an_core *c, const struct tw_rtos
 
 /* The event on the lane it belongs to: its task's, else the innermost
  * interrupt's, else the running task's, else its object's. */
-static void event_item(struct tw_an *a, const struct an_core *c, const struct tw_rtos_change *ch)
+static void event_item(struct tw_an *a, const struct an_core *c, const struct tw_rtos_change *ch,
+                       const struct an_act *k)
 {
   const struct tw_event *ev = ch->ev;
   const struct tw_rtos_core *mc = c->mc;
   int mf = ev->desc ? ev->desc->marker_field : -1;
-  const struct tw_meaning *mn = ch->meaning;
   struct tw_an_item it = {.kind = TW_AN_ITEM_EVENT, .core = (int)mc->id, .t = ch->t,
                           .id = ev->id, .marker = ch->marker, .obj_kind = ch->obj_kind,
                           .obj = ch->obj_number, .task = TW_AN_NO_TASK};
   it.type = mf >= 0 && mf < ev->nvalues ? ev->values[mf] : 0;
-  /* the first plain field besides the task, object and type: a multi
-   * object's input, shown by the report */
-  for (int i = 0; ev->desc && i < ev->desc->nfields && i < ev->nvalues; i++)
-    if (i != mf && i != mn->task_field && i != mn->obj_field &&
-        ev->desc->fields[i].obj == TW_OBJ_NONE && ev->desc->fields[i].type != TW_FT_STRING) {
-      it.index = ev->values[i];
-      break;
-    }
+  if (k->index_field >= 0 && k->index_field < ev->nvalues) /* a multi object's input */
+    it.index = ev->values[k->index_field];
   if (ch->task) {
     it.task = ch->task->number;
     it.lane_kind = TW_OBJ_TASK;
@@ -707,7 +714,7 @@ static void on_event(struct tw_an *a, struct an_core *c, const struct tw_rtos_ch
   c->named_now = 0;
   /* interrupts are drawn as frames; names and losses not at all */
   if (k->item && a->obs)
-    event_item(a, c, ch);
+    event_item(a, c, ch, k);
 }
 
 /* ---- loss --------------------------------------------------------------------------- */
