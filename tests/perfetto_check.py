@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Validate a Perfetto trace file against the real protos and Perfetto's rules.
 
-    perfetto_check.py [--summary OUT.json] PROTO FILE...
+    perfetto_check.py [--summary OUT.json] [--analyze TRACEWIRE TRACE] PROTO FILE...
 
 Each FILE is decoded by protoc (Debian protobuf-compiler) as
 perfetto.protos.Trace with PROTO (perfetto_trace.proto, the merged trace
@@ -42,6 +42,10 @@ ones trace_processor relies on to build its tables:
 With --summary, writes what a test compares: switches per (cpu, tid),
 thread names, wake-ups, blocked reasons, task-state marks, interrupts,
 instants, counters and track names.
+With --analyze, runs `TRACEWIRE analyze --json TRACE` and fails unless the
+sched data switches each task in as often as analyze counts ("switches in",
+summed over cores, by task name) and each CPU has as many switches to a
+task as one of analyze's cores has context switches.
 Exit status 0 when every file passes, 1 otherwise (each failure printed).
 """
 import json
@@ -181,7 +185,8 @@ class Seq:
 
 
 class Checker:
-    def __init__(self):
+    def __init__(self, events=False):
+        self.events = [] if events else None
         self.seqs = defaultdict(Seq)
         self.tracks = {}
         self.open = Counter()
@@ -334,12 +339,16 @@ class Checker:
             self.slice_ts.setdefault(u, []).append(ts)
             if name.endswith(')') and ' events lost (' in name or name == 'not recorded (stopped)':
                 self.s['lost_slices'] += 1
+                if self.events is not None:
+                    self.events.append((ts, 'lost_begin', t['name']))
         elif typ == 'TYPE_SLICE_END':
             self.open[u] -= 1
             if self.open[u] < 0:
                 raise Fail('slice end without a begin on track %r' % t['name'])
             if ts < self.slice_ts[u].pop():
                 raise Fail('slice on %r ends before it begins' % t['name'])
+            if self.events is not None and t['name'].endswith(' lost events'):
+                self.events.append((ts, 'gap', t['name']))
         elif typ == 'TYPE_INSTANT':
             self.s['instants'][name] += 1
             self.s['instant_ts'].append(ts)
@@ -361,7 +370,10 @@ class Checker:
         if tid != 0 and tid not in self.thread_pid:
             raise Fail('%s names tid %d, in no process' % (what, tid))
 
-    def switch(self, cpu, ts, prev_pid, next_pid, comm, full):
+    def switch(self, cpu, ts, prev_pid, next_pid, comm, full, prev_state=0):
+        if self.events is not None:
+            self.events.append((ts, 'switch', cpu, self.cpu_last_next.get(cpu, prev_pid), prev_state,
+                                next_pid))
         if ts < self.cpu_last_ts.get(cpu, ts):
             raise Fail('cpu %d: switch at %d after one at %d' % (cpu, ts, self.cpu_last_ts[cpu]))
         self.cpu_last_ts[cpu] = ts
@@ -400,12 +412,14 @@ class Checker:
             ts = 0
             for d, st, pid, prio, ci in zip(*sw):
                 ts += d
-                self.switch(cpu, ts, None, pid, table[ci], False)
+                self.switch(cpu, ts, None, pid, table[ci], False, st)
             ts = 0
             for i, (d, pid, tcpu, prio, ci) in enumerate(zip(*wk)):
                 ts += d
                 self.sched_tid(pid, 'sched_waking')
                 self.s['wakings'][str(pid)] += 1
+                if self.events is not None:
+                    self.events.append((ts, 'waking', cpu, pid))
                 if fl and fl[i] & 0x08:
                     self.s['waking_irq'] += 1
         for ev in many(b, 'event'):
@@ -417,7 +431,7 @@ class Checker:
             ie, ix = one(ev, 'irq_handler_entry'), one(ev, 'irq_handler_exit')
             if ss is not None:
                 self.switch(cpu, ts, one(ss, 'prev_pid'), one(ss, 'next_pid'),
-                            text(one(ss, 'next_comm', b'')), True)
+                            text(one(ss, 'next_comm', b'')), True, one(ss, 'prev_state', 0))
             elif br is not None:
                 self.sched_tid(one(br, 'pid'), 'sched_blocked_reason')
                 what = self.use(seq, 'ksym', one(br, 'caller'), flags, 'sched_blocked_reason')
@@ -432,6 +446,8 @@ class Checker:
         self.sched_tid(tid, 'task state')
         st = one(e, 'state', 'TASK_STATE_UNKNOWN')
         self.s['states'][st] += 1
+        if self.events is not None:
+            self.events.append((ts, 'state', tid, st))
         if st == 'TASK_STATE_UNKNOWN':
             self.s['state_unknown_tids'].append(tid)
 
@@ -444,20 +460,77 @@ class Checker:
                 raise Fail('thread %d of process %d, which is not declared' % (tid, pid))
 
 
-def check(proto, path):
-    c = Checker()
+def check(proto, path, events=False):
+    c = Checker(events)
     for name, p in decode(proto, path):
         if name != 'packet':
             raise Fail('Trace field %s' % name)
         c.packet(p)
     c.finish()
+    if events:
+        c.s['events'] = c.events
     return c.s
 
 
+def thread_states(events):
+    """Thread states over time as trace_processor's thread-state tracker
+    builds them from these events: [(ts, tid, state)], state 'Running', a
+    prev_state letter ('R', 'R+', 'S', 'D', 'T', 'X') or a task-state name."""
+    letters = {0: 'R', 0x800: 'R+', 1: 'S', 2: 'D', 4: 'T', 0x10: 'X'}
+    gk = {'TASK_STATE_UNKNOWN': 'Unknown', 'TASK_STATE_RUNNABLE': 'R', 'TASK_STATE_INTERRUPTIBLE_SLEEP': 'S',
+          'TASK_STATE_UNINTERRUPTIBLE_SLEEP': 'D', 'TASK_STATE_STOPPED': 'T', 'TASK_STATE_DESTROYED': 'X'}
+    cur, out = {}, []
+    order = {'switch': 0, 'waking': 1, 'state': 2}
+    for e in sorted((e for e in events if e[1] in order), key=lambda e: (e[0], order[e[1]])):
+        if e[1] == 'switch':
+            _, _, cpu, prev, st, nxt = e
+            if prev:
+                cur[prev] = letters.get(st, '?')
+                out.append((e[0], prev, cur[prev]))
+            if nxt:
+                cur[nxt] = 'Running'
+                out.append((e[0], nxt, 'Running'))
+        elif e[1] == 'waking':
+            if cur.get(e[3]) not in ('R', 'Running'):
+                cur[e[3]] = 'R'
+                out.append((e[0], e[3], 'R'))
+        else:
+            cur[e[2]] = gk.get(e[3], e[3])
+            out.append((e[0], e[2], cur[e[2]]))
+    return out
+
+
+def compare_analyze(s, tw, trace):
+    r = subprocess.run([tw, 'analyze', '--json', '-q', trace], capture_output=True, text=True)
+    if r.returncode not in (0, 3):
+        raise Fail('tracewire analyze failed: %s' % r.stderr)
+    a = json.loads(r.stdout)
+    want, want_cpu = Counter(), []
+    for c in a['cores']:
+        for t in c['tasks']:
+            want[t['name']] += t['switches_in']
+        want_cpu.append(c['context_switches'])
+    got, got_cpu = Counter(), Counter()
+    for k, n in s['switches'].items():
+        cpu, tid = k.split('/')
+        got[s['threads'].get(tid, s['comm'].get(tid))] += n
+        got_cpu[int(cpu)] += n
+    want = +want
+    if got != want:
+        raise Fail('switches per task differ from analyze: sched %s, analyze %s' % (
+            dict(got - want), dict(want - got)))
+    if sorted(got_cpu.values()) != sorted(x for x in want_cpu if x):
+        raise Fail('switches per CPU %s, analyze per core %s' % (dict(got_cpu), want_cpu))
+    return sum(got.values())
+
+
 def main(argv):
-    summary = None
-    if argv[:1] == ['--summary']:
-        summary, argv = argv[1], argv[2:]
+    summary = analyze = None
+    while argv[:1] in (['--summary'], ['--analyze']):
+        if argv[0] == '--summary':
+            summary, argv = argv[1], argv[2:]
+        else:
+            analyze, argv = argv[1:3], argv[3:]
     if len(argv) < 2:
         sys.exit(__doc__)
     bad, out = 0, {}
@@ -466,8 +539,12 @@ def main(argv):
             s = check(argv[0], path)
             s['instants'] = dict(s['instants'])
             out[path] = s
-            print('perfetto_check: %s: ok (%d packets, %d switches, %d wake-ups, %d cpus)' % (
-                path, s['packets'], sum(s['switches'].values()), sum(s['wakings'].values()), s['cpus']))
+            same = ''
+            if analyze:
+                same = ', per task as analyze says (%d)' % compare_analyze(s, *analyze)
+            print('perfetto_check: %s: ok (%d packets, %d switches, %d wake-ups, %d cpus%s)' % (
+                path, s['packets'], sum(s['switches'].values()), sum(s['wakings'].values()),
+                s['cpus'], same))
         except Fail as e:
             print('perfetto_check: %s: FAIL: %s' % (path, e))
             bad += 1
