@@ -44,8 +44,9 @@ thread names, wake-ups, blocked reasons, task-state marks, interrupts,
 instants, counters and track names.
 With --analyze, runs `TRACEWIRE analyze --json TRACE` and fails unless the
 sched data switches each task in as often as analyze counts ("switches in",
-summed over cores, by task name) and each CPU has as many switches to a
-task as one of analyze's cores has context switches.
+summed over cores, by task name). (Not per core: analyze's context
+switches leave out a switch back to the task that ran before a gap, which
+the sched data has, the CPU having gone idle at the gap.)
 Exit status 0 when every file passes, 1 otherwise (each failure printed).
 """
 import json
@@ -505,22 +506,18 @@ def compare_analyze(s, tw, trace):
     if r.returncode not in (0, 3):
         raise Fail('tracewire analyze failed: %s' % r.stderr)
     a = json.loads(r.stdout)
-    want, want_cpu = Counter(), []
+    want = Counter()
     for c in a['cores']:
         for t in c['tasks']:
             want[t['name']] += t['switches_in']
-        want_cpu.append(c['context_switches'])
-    got, got_cpu = Counter(), Counter()
+    got = Counter()
     for k, n in s['switches'].items():
-        cpu, tid = k.split('/')
+        tid = k.split('/')[1]
         got[s['threads'].get(tid, s['comm'].get(tid))] += n
-        got_cpu[int(cpu)] += n
     want = +want
     if got != want:
         raise Fail('switches per task differ from analyze: sched %s, analyze %s' % (
             dict(got - want), dict(want - got)))
-    if sorted(got_cpu.values()) != sorted(x for x in want_cpu if x):
-        raise Fail('switches per CPU %s, analyze per core %s' % (dict(got_cpu), want_cpu))
     return sum(got.values())
 
 

@@ -480,38 +480,40 @@ static uint64_t category(struct pf *pf, enum tw_marker mk)
 
 /* ---- track events ----------------------------------------------------------------- */
 
-static void te_begin(struct pf *pf, unsigned type, uint64_t track)
-{
-  pf->te.n = 0;
-  if (pb_room(&pf->te, 64) < 0)
-    return;
-  pb_uint(&pf->te, TE_TYPE, type);
-  pb_uint(&pf->te, TE_TRACK, track);
-}
-
-/* The packet of the track event in pf->te, with the interned data it
- * introduced. */
-static void te_emit(struct pf *pf, uint64_t ts)
+/* A track event is written straight into the output: the packet, its
+ * timestamp and sequence, the event's type and track; the caller adds
+ * its fields to pf->out, te_end closes it and appends the interned data
+ * the event introduced (a packet's fields come in any order; readers take
+ * its interned data before its payload). */
+static struct pbuf *te_begin(struct pf *pf, unsigned type, uint64_t track, uint64_t ts)
 {
   struct pbuf *o;
-  size_t at;
-  if (pf->te.err || pf->in.err) {
-    tw__pf_oom(pf);
-    return;
-  }
-  if (!tw__pf_room(pf, pf->te.n + pf->in.n + 64))
-    return;
+  if (!tw__pf_room(pf, 256))
+    return NULL;
   o = &pf->out;
-  at = pb_open(o, TRACE_PACKET);
+  pf->pkt_at = pb_open(o, TRACE_PACKET);
   tw__pf_timestamp(pf, o, PF_SEQ_TRACK, ts);
   pb_uint(o, TP_SEQ_ID, PF_SEQ_TRACK);
   pb_uint(o, TP_SEQ_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
+  pf->te_at = pb_open(o, TP_TRACK_EVENT);
+  pb_uint(o, TE_TYPE, type);
+  pb_uint(o, TE_TRACK, track);
+  return o;
+}
+
+static void te_end(struct pf *pf)
+{
+  struct pbuf *o = &pf->out;
+  if (pf->in.err || pb_room(o, pf->in.n + 32) < 0) {
+    tw__pf_oom(pf);
+    return;
+  }
+  pb_close(o, pf->te_at);
   if (pf->in.n) {
     pb_bytes(o, TP_INTERNED, pf->in.p, pf->in.n);
     pf->in.n = 0;
   }
-  pb_bytes(o, TP_TRACK_EVENT, pf->te.p, pf->te.n);
-  pb_close(o, at);
+  pb_close(o, pf->pkt_at);
 }
 
 /* A packet with no timestamp on the track sequence (descriptors). */
@@ -601,24 +603,28 @@ static void on_track(void *bk, const struct tl_track *t)
 static void on_slice_begin(void *bk, uint64_t ts, const struct tl_track *t, const char *name)
 {
   struct pf *pf = bk;
-  te_begin(pf, TYPE_SLICE_BEGIN, t->uuid);
-  put_str(pf, &pf->te, TE_NAME, name, strlen(name)); /* lost-event counts: seldom repeated */
-  te_emit(pf, ts);
+  struct pbuf *o = te_begin(pf, TYPE_SLICE_BEGIN, t->uuid, ts);
+  if (!o)
+    return;
+  put_str(pf, o, TE_NAME, name, strlen(name)); /* lost-event counts: seldom repeated */
+  te_end(pf);
 }
 
 static void on_slice_end(void *bk, uint64_t ts, const struct tl_track *t)
 {
   struct pf *pf = bk;
-  te_begin(pf, TYPE_SLICE_END, t->uuid);
-  te_emit(pf, ts);
+  if (te_begin(pf, TYPE_SLICE_END, t->uuid, ts))
+    te_end(pf);
 }
 
 static void on_counter(void *bk, uint64_t ts, const struct tl_track *t, int64_t v)
 {
   struct pf *pf = bk;
-  te_begin(pf, TYPE_COUNTER, t->uuid);
-  pb_int(&pf->te, TE_COUNTER_VALUE, v);
-  te_emit(pf, ts);
+  struct pbuf *o = te_begin(pf, TYPE_COUNTER, t->uuid, ts);
+  if (!o)
+    return;
+  pb_int(o, TE_COUNTER_VALUE, v);
+  te_end(pf);
 }
 
 static uint64_t double_bits(double v)
@@ -633,7 +639,7 @@ static void arguments(struct pf *pf, const struct tw_rtos_change *ch, unsigned f
 {
   const struct tw_event *ev = ch->ev;
   const struct tw_event_desc *d = ev->desc;
-  struct pbuf *b = &pf->te;
+  struct pbuf *b = &pf->out;
   for (unsigned i = 0; i < d->nfields; i++) {
     const struct tw_field_desc *f = &d->fields[i];
     uint32_t v = i < ev->nvalues ? ev->values[i] : 0;
@@ -667,11 +673,13 @@ static void on_instant(void *bk, uint64_t ts, const struct tl_track *t,
   int on_task = t->kind == TL_TASK;
   unsigned fold;
   uint64_t iid;
+  struct pbuf *o;
   (void)flow_from; /* a Perfetto flow binds to the instant itself */
-  te_begin(pf, TYPE_INSTANT, t->uuid);
+  if (!(o = te_begin(pf, TYPE_INSTANT, t->uuid, ts)))
+    return;
   iid = event_name(pf, ch, on_task, &fold);
   if (iid) {
-    pb_uint(&pf->te, TE_NAME_IID, iid);
+    pb_uint(o, TE_NAME_IID, iid);
   } else { /* the name table is full: inline */
     struct pf_nent key;
     const char *k, *s;
@@ -679,18 +687,18 @@ static void on_instant(void *bk, uint64_t ts, const struct tl_track *t,
     name_key(pf, ch, on_task, &key);
     k = name_constant(ch, &key);
     if ((s = name_text(pf, ch, k, &key, &len)) != NULL)
-      put_str(pf, &pf->te, TE_NAME, s, len);
+      put_str(pf, o, TE_NAME, s, len);
   }
   if (ch->marker != TW_MARKER_NONE && ch->marker < TW_MARKER_COUNT)
-    pb_uint(&pf->te, TE_CATEGORY_IIDS, category(pf, ch->marker));
+    pb_uint(o, TE_CATEGORY_IIDS, category(pf, ch->marker));
   arguments(pf, ch, fold, on_task);
-  if (pb_room(&pf->te, 24) < 0)
+  if (pb_room(o, 24) < 0)
     return;
   if (flow_out)
-    pb_fixed64(&pf->te, TE_FLOW_IDS, flow_out);
+    pb_fixed64(o, TE_FLOW_IDS, flow_out);
   if (flow_in)
-    pb_fixed64(&pf->te, TE_TERM_FLOW_IDS, flow_in);
-  te_emit(pf, ts);
+    pb_fixed64(o, TE_TERM_FLOW_IDS, flow_in);
+  te_end(pf);
 }
 
 static const struct tl_ops pf_ops = {.track = on_track, .slice_begin = on_slice_begin,

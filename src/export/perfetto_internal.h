@@ -120,7 +120,8 @@ struct pf {
   struct tw_export *x;
   struct tw__wfile w;
   struct pbuf out;          /* file bytes, written in large blocks */
-  struct pbuf te, in, tmp;  /* a track event, its new interned data, scratch */
+  struct pbuf te, in, tmp;  /* a descriptor, a track event's new interned data, scratch */
+  size_t pkt_at, te_at;     /* the track event being written into out */
   struct timeline *tl;
   const struct tw_rtos *m;
   struct pf_cpu *cpus;

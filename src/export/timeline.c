@@ -64,6 +64,13 @@ struct tl_obj {
   char *track_name;       /* "sem <name>", made when declared */
 };
 
+/* A task's thread track, made once (instants need it for every event). */
+struct tl_task {
+  struct tl_track t;
+  const char *src; /* the model's name it was made from */
+  char num[16];    /* "task N" while it has none */
+};
+
 struct tl_flow {
   uint64_t key, id;
 };
@@ -77,8 +84,8 @@ struct timeline {
   size_t neps;
   struct tl_core **cores;  /* by model core id */
   size_t ncores;
-  uint8_t *task_declared;  /* by model task id */
-  size_t ntask_declared;
+  struct tl_task **tasks;  /* by model task id: its track, once declared */
+  size_t ntasks;
   struct tl_obj *objs;     /* by model object id */
   size_t nobjs;
   struct tl_dirty *dirty;
@@ -259,30 +266,36 @@ static struct tl_core *core_of(struct timeline *tl, const struct tw_rtos_change 
   return c;
 }
 
-/* A task's track; its name (model's, whole) only when it is declared or
- * want_name asks: instants need the ids only. */
-static struct tl_track task_track(struct timeline *tl, const struct tw_rtos_task *t,
-                                  int want_name)
+/* A task's track (declared the first time); its name is the model's,
+ * whole. Stable while the timeline lives. */
+static const struct tl_track *task_track(struct timeline *tl, const struct tw_rtos_task *t)
 {
-  size_t e = ep_index(tl, t->endpoint);
-  struct tl_track tr = {uuid(TL_TASK, t->id), uuid(TL_PROCESS, (uint32_t)e), TL_TASK, 0,
-                        (int32_t)((uint32_t)(e + 1) << 16),
-                        (int32_t)((uint32_t)(e + 1) << 16 | t->number), ""};
-  int declared = t->id < tl->ntask_declared && tl->task_declared[t->id];
-  if (want_name || !declared) {
-    char *s = scratch(tl, 32);
-    if (t->name)
-      tr.name = t->name;
-    else if (s) {
-      snprintf(s, 32, "task %u", t->number);
-      tr.name = s;
+  struct tl_task *k = t->id < tl->ntasks ? tl->tasks[t->id] : NULL;
+  size_t e;
+  if (k && k->src == t->name)
+    return &k->t;
+  if (!k) {
+    if (grow(tl, &tl->tasks, &tl->ntasks, t->id, sizeof *tl->tasks) < 0 ||
+        !(k = calloc(1, sizeof *k))) {
+      oom(tl);
+      static const struct tl_track none = {.kind = TL_TASK, .name = ""};
+      return &none;
     }
+    tl->tasks[t->id] = k;
+    e = ep_index(tl, t->endpoint);
+    k->t = (struct tl_track){uuid(TL_TASK, t->id), uuid(TL_PROCESS, (uint32_t)e), TL_TASK, 0,
+                             (int32_t)((uint32_t)(e + 1) << 16),
+                             (int32_t)((uint32_t)(e + 1) << 16 | t->number), NULL};
+    snprintf(k->num, sizeof k->num, "task %u", t->number);
+    k->t.name = k->src = t->name;
+    if (!k->t.name)
+      k->t.name = k->num;
+    tl->ops->track(tl->b, &k->t);
+    return &k->t;
   }
-  if (!declared && grow(tl, &tl->task_declared, &tl->ntask_declared, t->id, 1) == 0) {
-    tl->task_declared[t->id] = 1;
-    tl->ops->track(tl->b, &tr);
-  }
-  return tr;
+  k->src = t->name; /* renamed: the NAME change declares it again */
+  k->t.name = t->name ? t->name : k->num;
+  return &k->t;
 }
 
 /* ---- counters -------------------------------------------------------------- */
@@ -399,21 +412,21 @@ static void on_switch(struct timeline *tl, struct tl_core *c, const struct tw_rt
 {
   if (tl->ops->sched) {
     if (ch->task)
-      task_track(tl, ch->task, 0); /* the thread is declared before it runs */
+      task_track(tl, ch->task); /* the thread is declared before it runs */
     tl->ops->sched->sw(tl->b, ch);
     owner_changed(tl, c, ch->core, ch->t);
     return;
   }
   if (c->run) {
-    struct tl_track t = task_track(tl, c->run, 0);
+    const struct tl_track *t = task_track(tl, c->run);
     tl->ops->slice_end(tl->b, ch->t, &c->t_core);
-    tl->ops->slice_end(tl->b, ch->t, &t);
+    tl->ops->slice_end(tl->b, ch->t, t);
   }
   c->run = ch->task;
   if (ch->task) {
-    struct tl_track t = task_track(tl, ch->task, 1);
-    tl->ops->slice_begin(tl->b, ch->t, &c->t_core, t.name);
-    tl->ops->slice_begin(tl->b, ch->t, &t, "running");
+    const struct tl_track *t = task_track(tl, ch->task);
+    tl->ops->slice_begin(tl->b, ch->t, &c->t_core, t->name);
+    tl->ops->slice_begin(tl->b, ch->t, t, "running");
   }
   owner_changed(tl, c, ch->core, ch->t);
 }
@@ -461,7 +474,7 @@ static void on_task(struct timeline *tl, struct tl_core *c, const struct tw_rtos
 {
   mark(tl, &c->ep->ready, 0, c->ep_index);
   if (tl->ops->sched && ch->task->now.state != TW_RTOS_RUNNING && not_running(tl, ch->task)) {
-    task_track(tl, ch->task, 0);
+    task_track(tl, ch->task);
     tl->ops->sched->state(tl->b, ch);
   }
 }
@@ -507,9 +520,8 @@ static void on_change(void *ctx, const struct tw_rtos_change *ch)
       mark(tl, &so->count, 1, ch->obj->id);
     break;
   case TW_RTOS_CH_NAME:
-    if (ch->task && ch->task->id < tl->ntask_declared && tl->task_declared[ch->task->id]) {
-      struct tl_track t = task_track(tl, ch->task, 1);
-      tl->ops->track(tl->b, &t); /* renamed */
+    if (ch->task && ch->task->id < tl->ntasks && tl->tasks[ch->task->id]) {
+      tl->ops->track(tl->b, task_track(tl, ch->task)); /* renamed */
       if (tl->ops->sched)
         tl->ops->sched->rename(tl->b, ch);
     }
@@ -680,25 +692,24 @@ const char *tw__tl_describe(struct timeline *tl, const struct tw_rtos_change *ch
 static void instant(struct timeline *tl, struct tl_core *c, const struct tw_rtos_change *ch)
 {
   const struct tw_meaning *mn = ch->meaning;
-  struct tl_track where;
-  const struct tl_track *from;
+  const struct tl_track *where, *from;
   uint64_t flow_out = 0, flow_in = 0;
   load_advance(tl, c, ch->t);
   if (drawn_as_slices(mn))
     return;
   if (ch->task && mn && mn->act != TW_ACT_NAME)
-    where = task_track(tl, ch->task, 0);
+    where = task_track(tl, ch->task);
   else
-    where = mn && mn->act == TW_ACT_IRQ_NAME && !tl->ops->sched ? c->t_irq : c->t_core;
+    where = mn && mn->act == TW_ACT_IRQ_NAME && !tl->ops->sched ? &c->t_irq : &c->t_core;
   /* A flow starts from a slice open at the give: Chrome JSON binds its
    * start to the enclosing slice (the interrupt's, else the running
    * task's run slice on the core); Perfetto to the instant itself. */
   if (tl->ops->sched)
-    from = &where;
+    from = where;
   else
     from = c->irqs_open > 0 ? &c->t_irq : c->run ? &c->t_core : NULL;
   flows(tl, ch, from != NULL, &flow_out, &flow_in);
-  tl->ops->instant(tl->b, ch->t, &where, ch, flow_out, from, flow_in);
+  tl->ops->instant(tl->b, ch->t, where, ch, flow_out, from, flow_in);
 }
 
 /* ---- the front ------------------------------------------------------------------ */
@@ -754,9 +765,8 @@ void tw__tl_finish(struct timeline *tl)
     for (; c->irqs_open > 0; c->irqs_open--)
       tl->ops->slice_end(tl->b, tl->last_ts, &c->t_irq);
     if (c->run) {
-      struct tl_track t = task_track(tl, c->run, 0);
       tl->ops->slice_end(tl->b, tl->last_ts, &c->t_core);
-      tl->ops->slice_end(tl->b, tl->last_ts, &t);
+      tl->ops->slice_end(tl->b, tl->last_ts, task_track(tl, c->run));
       c->run = NULL;
     }
   }
@@ -776,7 +786,9 @@ void tw__tl_close(struct timeline *tl)
   free(tl->eps);
   free(tl->cores);
   free(tl->objs);
-  free(tl->task_declared);
+  for (size_t i = 0; i < tl->ntasks; i++)
+    free(tl->tasks[i]);
+  free(tl->tasks);
   free(tl->dirty);
   free(tl->flows);
   free(tl->buf);
