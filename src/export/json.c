@@ -5,6 +5,8 @@
  *   tracks    "M" process_name / thread_name metadata (pid = endpoint;
  *             tid = the track's thread id; counter tracks are per process)
  *   slices    "B" / "E" on the track's pid/tid
+ *   strings   valid UTF-8 (invalid bytes U+FFFD, valid ones kept), whole;
+ *             arg keys unique within an event (docs/exporters.md)
  *   instants  "i" (scope thread) with the fields as args (signed fields
  *             as negative numbers, F32 as numbers or "NaN"/"Infinity")
  *   flows     "s" at the give, on the track whose slice is open there (the
@@ -21,6 +23,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "text.h"
 #include "timeline.h"
 #include "tracewire/wire/format.h"
 
@@ -30,19 +33,10 @@ struct js {
   int n;
 };
 
+/* Valid UTF-8 whatever the target sent (text.h): "café" stays café. */
 static void put_str(FILE *f, const char *s)
 {
-  fputc('"', f);
-  for (; *s; s++) {
-    unsigned char ch = (unsigned char)*s;
-    if (ch == '"' || ch == '\\')
-      fprintf(f, "\\%c", ch);
-    else if (ch < 0x20 || ch >= 0x7F)
-      fprintf(f, "\\u%04x", ch); /* bytes from the target are not always UTF-8 */
-    else
-      fputc(ch, f);
-  }
-  fputc('"', f);
+  tw__json_str(f, s, strlen(s));
 }
 
 static FILE *begin(struct tw_export *x, const char *ph)
@@ -126,14 +120,9 @@ static void put_float(FILE *f, double v)
   }
 }
 
-static void on_instant(void *b, uint64_t ts, const struct tl_track *t,
-                       const struct tw_rtos_change *ch, uint64_t flow_out,
-                       const struct tl_track *flow_from, uint64_t flow_in)
+static void instant(void *b, uint64_t ts, const struct tl_track *t, const char *name,
+                    const struct tl_arg *a, unsigned na)
 {
-  struct tw_export *x = b;
-  struct tl_arg a[TL_MAX_ARGS];
-  unsigned na;
-  const char *name = tw__tl_describe(((struct js *)x->state)->tl, ch, a, &na);
   FILE *f = begin(b, "i");
   fputs(",\"s\":\"t\",\"name\":", f);
   put_str(f, name);
@@ -143,10 +132,10 @@ static void on_instant(void *b, uint64_t ts, const struct tl_track *t,
   for (unsigned i = 0; i < na; i++) {
     if (i)
       fputc(',', f);
-    put_str(f, a[i].name);
+    put_str(f, a[i].name); /* unique within the event (timeline.c) */
     fputc(':', f);
     if (a[i].str)
-      put_str(f, a[i].str);
+      tw__json_str(f, a[i].str, a[i].str_len);
     else if (a[i].kind == TL_NUM_INT)
       fprintf(f, "%lld", (long long)a[i].inum);
     else if (a[i].kind == TL_NUM_FLOAT)
@@ -155,6 +144,17 @@ static void on_instant(void *b, uint64_t ts, const struct tl_track *t,
       fprintf(f, "%llu", (unsigned long long)a[i].num);
   }
   fputs("}}", f);
+}
+
+static void on_instant(void *b, uint64_t ts, const struct tl_track *t,
+                       const struct tw_rtos_change *ch, uint64_t flow_out,
+                       const struct tl_track *flow_from, uint64_t flow_in)
+{
+  struct tw_export *x = b;
+  struct tl_arg a[TL_MAX_ARGS];
+  unsigned na;
+  const char *name = tw__tl_describe(((struct js *)x->state)->tl, ch, a, &na);
+  instant(b, ts, t, name, a, na);
   if (flow_out)
     flow(b, "s", ts, flow_from, flow_out);
   if (flow_in)
@@ -172,7 +172,7 @@ static void on_counter(void *b, uint64_t ts, const struct tl_track *t, int64_t v
 
 static const struct tl_ops js_ops = {.track = on_track, .slice_begin = on_slice_begin,
                                      .slice_end = on_slice_end, .instant = on_instant,
-                                     .counter = on_counter};
+                                     .counter = on_counter, .note = instant};
 
 static int js_open(struct tw_export *x)
 {

@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "perfetto_internal.h"
+#include "text.h"
 
 #define PF_OUT_FLUSH (1u << 20)
 #define PF_MAX_NAMES (1u << 18)
@@ -59,6 +60,7 @@ struct pf_nent {
 struct pf_dent {
   const struct tw_event_desc *d;
   uint32_t field;
+  char *name;    /* a custom kind's (redeclaring the kind may rename it) */
   uint64_t iid;
 };
 
@@ -174,64 +176,21 @@ static char *scratch(struct pf *pf, size_t n)
   return pf->scratch;
 }
 
-/* Length of the valid UTF-8 sequence at s (n bytes left), or 0. */
-static size_t utf8_seq(const uint8_t *s, size_t n)
-{
-  uint32_t c;
-  size_t k;
-  if (s[0] < 0x80)
-    return 1;
-  if (s[0] >= 0xC2 && s[0] <= 0xDF)
-    k = 2, c = s[0] & 0x1Fu;
-  else if (s[0] >= 0xE0 && s[0] <= 0xEF)
-    k = 3, c = s[0] & 0x0Fu;
-  else if (s[0] >= 0xF0 && s[0] <= 0xF4)
-    k = 4, c = s[0] & 0x07u;
-  else
-    return 0;
-  if (n < k)
-    return 0;
-  for (size_t i = 1; i < k; i++) {
-    if ((s[i] & 0xC0) != 0x80)
-      return 0;
-    c = c << 6 | (s[i] & 0x3Fu);
-  }
-  if ((k == 3 && c < 0x800) || (k == 4 && (c < 0x10000 || c > 0x10FFFF)) ||
-      (c >= 0xD800 && c <= 0xDFFF))
-    return 0; /* overlong, out of range, or a surrogate */
-  return k;
-}
-
+/* Valid UTF-8 as every format writes it (text.h: each maximal ill-formed
+ * subpart one U+FFFD), in pf's scratch; s itself when it already is. */
 const char *tw__pf_utf8(struct pf *pf, const char *s, size_t n, size_t *out_len)
 {
-  const uint8_t *u = (const uint8_t *)s;
-  size_t i = 0, o = 0;
+  size_t len = tw__utf8_fix_len(s, n);
   char *d;
-  while (i < n && u[i] < 0x80)
-    i++;
-  if (i == n) {
+  if (len == n) {
     *out_len = n;
     return s;
   }
-  if (!(d = scratch(pf, 3 * n + 1))) {
+  if (!(d = scratch(pf, len + 1))) {
     *out_len = 0;
     return "";
   }
-  memcpy(d, s, i);
-  o = i;
-  while (i < n) {
-    size_t k = utf8_seq(u + i, n - i);
-    if (k) {
-      memcpy(d + o, u + i, k);
-      o += k;
-      i += k;
-    } else { /* U+FFFD for each byte that starts no valid sequence */
-      memcpy(d + o, "\xEF\xBF\xBD", 3);
-      o += 3;
-      i++;
-    }
-  }
-  *out_len = o;
+  *out_len = tw__utf8_fix_to(d, s, n);
   return d;
 }
 
@@ -450,22 +409,46 @@ static uint64_t event_name(struct pf *pf, const struct tw_rtos_change *ch, int o
   return e->iid;
 }
 
-static uint64_t arg_name(struct pf *pf, const struct tw_event_desc *d, unsigned field)
+/* An argument's name: the vocabulary's field name, or a custom kind's
+ * made valid and unique (the timeline's, as JSON writes them). */
+static uint64_t arg_name(struct pf *pf, const struct tw_event_desc *d, unsigned field,
+                         const char *const *custom)
 {
-  struct pf_dent key = {d, field, 0}, *e;
+  struct pf_dent key = {d, field, NULL, 0}, *e;
+  const char *name = custom ? custom[field] : d->fields[field].name;
   size_t i;
-  if (grow_table(pf, &pf->dnames, &pf->capdnames, pf->ndnames, sizeof *pf->dnames, dkey_hash,
+  if (pf->ndnames * 2 + 2 > pf->capdnames &&
+      grow_table(pf, &pf->dnames, &pf->capdnames, pf->ndnames, sizeof *pf->dnames, dkey_hash,
                  dent_iid) < 0)
     return 0;
   for (i = (size_t)dkey_hash(&key) & (pf->capdnames - 1); (e = &pf->dnames[i])->iid;
        i = (i + 1) & (pf->capdnames - 1))
-    if (e->d == d && e->field == field)
-      return e->iid;
-  pf->ndnames++;
+    if (e->d == d && e->field == field) {
+      if (!custom || !strcmp(e->name, name))
+        return e->iid;
+      break; /* the kind was declared again with other names */
+    }
+  if (!e->iid)
+    pf->ndnames++;
+  free(e->name);
+  if (custom && !(key.name = strdup(name))) {
+    tw__pf_oom(pf);
+    return 0;
+  }
   key.iid = ++pf->next_iid[ID_DEBUG_NAMES];
   *e = key;
-  intern_entry(pf, ID_DEBUG_NAMES, e->iid, d->fields[field].name, strlen(d->fields[field].name));
+  intern_entry(pf, ID_DEBUG_NAMES, e->iid, name, strlen(name));
   return e->iid;
+}
+
+/* The name of an argument the exporter adds itself ("time"). */
+static uint64_t own_arg_name(struct pf *pf, uint64_t *iid, const char *name)
+{
+  if (!*iid) {
+    *iid = ++pf->next_iid[ID_DEBUG_NAMES];
+    intern_entry(pf, ID_DEBUG_NAMES, *iid, name, strlen(name));
+  }
+  return *iid;
 }
 
 static uint64_t category(struct pf *pf, enum tw_marker mk)
@@ -639,20 +622,23 @@ static void arguments(struct pf *pf, const struct tw_rtos_change *ch, unsigned f
 {
   const struct tw_event *ev = ch->ev;
   const struct tw_event_desc *d = ev->desc;
+  const char *const *custom = tw__tl_field_names(pf->tl, d);
   struct pbuf *b = &pf->out;
+  size_t at;
+  if (d->module == TW_MOD_CUSTOM && !custom)
+    return; /* out of memory, reported */
   for (unsigned i = 0; i < d->nfields; i++) {
     const struct tw_field_desc *f = &d->fields[i];
     uint32_t v = i < ev->nvalues ? ev->values[i] : 0;
-    size_t at;
     if ((i < 16 && (fold >> i & 1)) ||
         (on_task && ch->meaning && (int)i == ch->meaning->task_field))
       continue;
     if (pb_room(b, 48) < 0)
       return;
     at = pb_open(b, TE_DEBUG);
-    pb_uint(b, DA_NAME_IID, arg_name(pf, d, i));
-    if (f->type == TW_FT_STRING)
-      put_str(pf, b, DA_STRING, ev->str ? ev->str : "", ev->str ? strnlen(ev->str, ev->str_len) : 0);
+    pb_uint(b, DA_NAME_IID, arg_name(pf, d, i, custom));
+    if (f->type == TW_FT_STRING) /* whole, NUL bytes and all */
+      put_str(pf, b, DA_STRING, ev->str ? ev->str : "", ev->str ? ev->str_len : 0);
     else if (tw_field_type_signed(f->type))
       pb_int(b, DA_INT, tw_field_i32(f, v));
     else if (f->type == TW_FT_F32)
@@ -663,6 +649,43 @@ static void arguments(struct pf *pf, const struct tw_rtos_change *ch, unsigned f
       return;
     pb_close(b, at);
   }
+  if (ev->flags & TW_EVENT_TIME_INFERRED) { /* docs/exporters.md */
+    if (pb_room(b, 48) < 0)
+      return;
+    at = pb_open(b, TE_DEBUG);
+    pb_uint(b, DA_NAME_IID, own_arg_name(pf, &pf->time_iid, "time"));
+    pb_bytes(b, DA_STRING, "inferred", 8);
+    pb_close(b, at);
+  }
+}
+
+/* An instant of the timeline's own ("time inferred"): rare, so its
+ * strings are written inline. */
+static void on_note(void *bk, uint64_t ts, const struct tl_track *t, const char *name,
+                    const struct tl_arg *a, unsigned na)
+{
+  struct pf *pf = bk;
+  struct pbuf *o = te_begin(pf, TYPE_INSTANT, t->uuid, ts);
+  if (!o)
+    return;
+  put_str(pf, o, TE_NAME, name, strlen(name));
+  for (unsigned i = 0; i < na; i++) {
+    size_t at;
+    if (pb_room(o, 32) < 0)
+      return;
+    at = pb_open(o, TE_DEBUG);
+    put_str(pf, o, DA_NAME, a[i].name, strlen(a[i].name));
+    if (a[i].str)
+      put_str(pf, o, DA_STRING, a[i].str, a[i].str_len);
+    else if (a[i].kind == TL_NUM_INT)
+      pb_int(o, DA_INT, a[i].inum);
+    else
+      pb_uint(o, DA_UINT, a[i].num);
+    if (pb_room(o, 16) < 0)
+      return;
+    pb_close(o, at);
+  }
+  te_end(pf);
 }
 
 static void on_instant(void *bk, uint64_t ts, const struct tl_track *t,
@@ -703,7 +726,8 @@ static void on_instant(void *bk, uint64_t ts, const struct tl_track *t,
 
 static const struct tl_ops pf_ops = {.track = on_track, .slice_begin = on_slice_begin,
                                      .slice_end = on_slice_end, .instant = on_instant,
-                                     .counter = on_counter, .sched = &tw__pf_sched};
+                                     .counter = on_counter, .note = on_note,
+                                     .sched = &tw__pf_sched};
 
 /* ---- the exporter ---------------------------------------------------------------------- */
 
@@ -759,6 +783,8 @@ static void pf_free(struct tw_export *x)
   pb_free(&pf->in);
   pb_free(&pf->tmp);
   free(pf->names);
+  for (size_t i = 0; i < pf->capdnames; i++)
+    free(pf->dnames[i].name);
   free(pf->dnames);
   free(pf->scratch);
   free(pf->nbuf);

@@ -31,7 +31,7 @@ enum {
   TE_CATEGORY_IIDS = 3, TE_DEBUG = 4, TE_TYPE = 9, TE_NAME_IID = 10, TE_TRACK = 11, TE_NAME = 23,
   TE_COUNTER_VALUE = 30, TE_FLOW_IDS = 47, TE_TERM_FLOW_IDS = 48,
   /* DebugAnnotation */
-  DA_NAME_IID = 1, DA_UINT = 3, DA_INT = 4, DA_DOUBLE = 5, DA_STRING = 6,
+  DA_NAME_IID = 1, DA_UINT = 3, DA_INT = 4, DA_DOUBLE = 5, DA_STRING = 6, DA_NAME = 10,
   /* InternedData; EventName, EventCategory, DebugAnnotationName, InternedString */
   ID_CATEGORIES = 1, ID_EVENT_NAMES = 2, ID_DEBUG_NAMES = 3, ID_KERNEL_SYMBOLS = 26,
   IN_IID = 1, IN_NAME = 2,
@@ -139,6 +139,7 @@ struct pf {
   size_t ndnames, capdnames;
   uint64_t next_iid[4];     /* by InternedData field: categories, names, debug names */
   uint64_t cat_iid[TW_MARKER_COUNT];
+  uint64_t time_iid;        /* the "time" argument (inferred) */
   /* kernel symbols (blocked reasons) on the ftrace sequence */
   uint64_t *ksym_obj;       /* by model object id * 2 + condition */
   size_t nksym_obj;

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "timeline.h"
+#include "text.h"
 #include "tracewire/model/rtos.h"
 
 #define TL_FLOWS 4096u
@@ -96,7 +97,11 @@ struct timeline {
   int have_ts;
   char *buf;               /* scratch for names and argument text */
   size_t cap;
+  struct tw__fields *fnames; /* custom kinds' argument names (text.h) */
 };
+
+/* The timeline adds these arguments itself (fill_args). */
+static const char *const arg_reserved[] = {"marker", "time", NULL};
 
 /* Small uuids: protobuf writes them as varints, two or three bytes. */
 static uint64_t uuid(enum tl_kind k, uint32_t dense)
@@ -132,9 +137,20 @@ const struct tw_rtos *tw__tl_model(const struct timeline *tl)
   return tl->m;
 }
 
+
 static void oom(struct timeline *tl)
 {
   tw__export_fail(tl->x, TW_ENOMEM, "out of memory");
+}
+
+const char *const *tw__tl_field_names(struct timeline *tl, const struct tw_event_desc *d)
+{
+  const char *const *names;
+  if (d->module != TW_MOD_CUSTOM)
+    return NULL; /* the vocabulary's are plain and unique */
+  if (!(names = tw__fields_of(tl->fnames, d)))
+    oom(tl);
+  return names;
 }
 
 /* Grows an array of elem-sized items to hold index i, zero-filling. */
@@ -628,15 +644,20 @@ static unsigned fill_args(struct timeline *tl, const struct tw_rtos_change *ch,
 {
   const struct tw_event *ev = ch->ev;
   const struct tw_event_desc *d = ev->desc;
+  const char *const *names = NULL;
   unsigned n = 0;
-  for (unsigned i = 0; i < d->nfields && n + 2 < TL_MAX_ARGS; i++) {
+  /* the vocabulary's names are plain and unique (tests/test_export_text.c);
+   * a custom kind's come from the target: valid UTF-8, unique, not one the
+   * timeline adds (arg_reserved) */
+  if (d->module == TW_MOD_CUSTOM && !(names = tw__fields_of(tl->fnames, d)))
+    oom(tl);
+  for (unsigned i = 0; i < d->nfields && n + 3 < TL_MAX_ARGS; i++) {
     const struct tw_field_desc *f = &d->fields[i];
     uint32_t v = i < ev->nvalues ? ev->values[i] : 0;
     const char *s = NULL, *on;
     text[n] = -1;
     if (f->type == TW_FT_STRING) {
-      text[n] = arg_text(tl, &used, ev->str ? ev->str : "",
-                         ev->str ? strnlen(ev->str, ev->str_len) : 0, 0, 0);
+      text[n] = arg_text(tl, &used, ev->str ? ev->str : "", ev->str ? ev->str_len : 0, 0, 0);
     } else if ((int)i == d->marker_field && tw_event_enum_name(d, v)) {
       s = tw_event_enum_name(d, v);
     } else if (f->obj == TW_OBJ_OBJKIND) {
@@ -645,7 +666,7 @@ static unsigned fill_args(struct timeline *tl, const struct tw_rtos_change *ch,
                (on = tw_rtos_name(tl->m, ev->endpoint, f->obj, v)) != NULL) {
       text[n] = arg_text(tl, &used, on, strlen(on), v, 1);
     }
-    a[n] = (struct tl_arg){f->name, s, v};
+    a[n] = (struct tl_arg){names ? names[i] : f->name, s, v};
     if (s)
       a[n].str_len = strlen(s);
     if (!s && text[n] < 0 && tw_field_type_signed(f->type)) {
@@ -662,10 +683,15 @@ static unsigned fill_args(struct timeline *tl, const struct tw_rtos_change *ch,
       a[i].str = tl->buf + text[i];
       a[i].str_len = strlen(a[i].str);
       if (d->fields[i].type == TW_FT_STRING && ev->str)
-        a[i].str_len = strnlen(ev->str, ev->str_len);
+        a[i].str_len = ev->str_len; /* whole, NUL bytes and all */
     }
   if (ch->marker != TW_MARKER_NONE) {
     a[n] = (struct tl_arg){"marker", tw_marker_name(ch->marker), 0};
+    a[n].str_len = strlen(a[n].str);
+    n++;
+  }
+  if (ev->flags & TW_EVENT_TIME_INFERRED) { /* docs/exporters.md */
+    a[n] = (struct tl_arg){"time", "inferred", 0};
     a[n].str_len = strlen(a[n].str);
     n++;
   }
@@ -695,8 +721,15 @@ static void instant(struct timeline *tl, struct tl_core *c, const struct tw_rtos
   const struct tl_track *where, *from;
   uint64_t flow_out = 0, flow_in = 0;
   load_advance(tl, c, ch->t);
-  if (drawn_as_slices(mn))
+  if (drawn_as_slices(mn)) {
+    if (ch->ev->flags & TW_EVENT_TIME_INFERRED) {
+      /* a slice has no arguments to carry the mark: an instant says it */
+      struct tl_arg a = {"event", ch->ev->desc->seed_name, 0};
+      a.str_len = strlen(a.str);
+      tl->ops->note(tl->b, ch->t, &c->t_core, "time inferred", &a, 1);
+    }
     return;
+  }
   if (ch->task && mn && mn->act != TW_ACT_NAME)
     where = task_track(tl, ch->task);
   else
@@ -717,11 +750,13 @@ static void instant(struct timeline *tl, struct tl_core *c, const struct tw_rtos
 struct timeline *tw__tl_open(struct tw_export *x, const struct tl_ops *ops, void *backend)
 {
   struct timeline *tl = calloc(1, sizeof *tl);
-  if (!tl || !(tl->flows = calloc(TL_FLOWS, sizeof *tl->flows)) || tw_rtos_create(&tl->m) < 0 ||
+  if (!tl || !(tl->flows = calloc(TL_FLOWS, sizeof *tl->flows)) ||
+      !(tl->fnames = tw__fields_new(tw__rw_utf8, arg_reserved)) || tw_rtos_create(&tl->m) < 0 ||
       tw_rtos_observe(tl->m, on_change, tl) < 0) {
     if (tl) {
       tw_rtos_destroy(tl->m);
       free(tl->flows);
+      tw__fields_free(tl->fnames);
     }
     free(tl);
     tw__export_fail(x, TW_ENOMEM, "out of memory");
@@ -792,5 +827,6 @@ void tw__tl_close(struct timeline *tl)
   free(tl->dirty);
   free(tl->flows);
   free(tl->buf);
+  tw__fields_free(tl->fnames);
   free(tl);
 }

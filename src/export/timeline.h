@@ -91,6 +91,10 @@ struct tl_ops {
                   const struct tw_rtos_change *ch, uint64_t flow_out,
                   const struct tl_track *flow_from, uint64_t flow_in);
   void (*counter)(void *b, uint64_t ts, const struct tl_track *t, int64_t value);
+  /* an instant of the timeline's own, with a name and arguments ("time
+   * inferred" for a switch whose time was inferred) */
+  void (*note)(void *b, uint64_t ts, const struct tl_track *t, const char *name,
+               const struct tl_arg *args, unsigned nargs);
   const struct tl_sched_ops *sched; /* NULL: run intervals and interrupts as slices */
 };
 
@@ -101,6 +105,10 @@ struct timeline;
  * whole, the marker). Valid until the next call. */
 const char *tw__tl_describe(struct timeline *tl, const struct tw_rtos_change *ch,
                             struct tl_arg *args, unsigned *nargs);
+/* A custom kind's argument names, valid UTF-8 and unique within the kind
+ * and apart from the timeline's own ("marker", "time"); NULL for the
+ * vocabulary's kinds (their own names are so already) or out of memory. */
+const char *const *tw__tl_field_names(struct timeline *tl, const struct tw_event_desc *d);
 /* The model the timeline feeds (names, tasks, objects). */
 const struct tw_rtos *tw__tl_model(const struct timeline *tl);
 /* Process id of an endpoint, thread id of a task (docs/exporters.md). */
