@@ -300,6 +300,22 @@ static void touched(struct pf *pf, const struct tw_rtos_task *t, uint64_t ts)
   pt->sched_at = ts + 1;
 }
 
+/* Drops the marks replaced or cancelled while time stood still (a clock
+ * that does not move must not grow the table): at most one per task
+ * stays. */
+static void marks_compact(struct pf *pf)
+{
+  size_t k = pf->mark0;
+  for (size_t i = pf->mark0; i < pf->nmarks; i++) {
+    if (!pf->marks[i].live)
+      continue;
+    pf->marks[k] = pf->marks[i];
+    pf->tasks[pf->marks[k].task].mark = (uint32_t)k + 1;
+    k++;
+  }
+  pf->nmarks = k;
+}
+
 static void mark(struct pf *pf, const struct tw_rtos_change *ch, uint8_t state, uint64_t ksym)
 {
   struct pf_task *pt = task_of(pf, ch->task);
@@ -308,6 +324,8 @@ static void mark(struct pf *pf, const struct tw_rtos_change *ch, uint8_t state, 
     return;
   if (pt->mark) /* replaced within two nanoseconds: it lasted no time */
     pf->marks[pt->mark - 1].live = 0;
+  if (pf->nmarks == pf->capmarks)
+    marks_compact(pf);
   if (pf->nmarks == pf->capmarks &&
       grow(pf, &pf->marks, &pf->capmarks, pf->nmarks, sizeof *pf->marks) < 0)
     return;
@@ -493,10 +511,20 @@ static void sched_state(void *bk, const struct tw_rtos_change *ch)
 
 static void irq_write(struct pf *pf, struct pf_cpu *c, const struct pf_frame *f, int entry)
 {
-  size_t e, h, len;
+  size_t e, h, len = 0;
   const char *name = NULL;
   char num[32];
-  if (pb_room(&c->ev, 600) < 0) {
+  if (entry) {
+    if (f->irq != TW_RTOS_IRQ_UNNAMED &&
+        !(name = tw_rtos_name(pf->m, f->endpoint, TW_OBJ_IRQ, f->irq))) {
+      snprintf(num, sizeof num, "irq %u", f->irq);
+      name = num;
+    }
+    if (!name)
+      name = "unknown";
+    name = tw__pf_utf8(pf, name, strlen(name), &len); /* whole: no limit */
+  }
+  if (pb_room(&c->ev, len + 64) < 0) {
     tw__pf_oom(pf);
     return;
   }
@@ -506,14 +534,6 @@ static void irq_write(struct pf *pf, struct pf_cpu *c, const struct pf_frame *f,
   if (f->irq != TW_RTOS_IRQ_UNNAMED)
     pb_uint(&c->ev, IRQ_IRQ, f->irq);
   if (entry) {
-    if (f->irq != TW_RTOS_IRQ_UNNAMED &&
-        !(name = tw_rtos_name(pf->m, f->endpoint, TW_OBJ_IRQ, f->irq))) {
-      snprintf(num, sizeof num, "irq %u", f->irq);
-      name = num;
-    }
-    if (!name)
-      name = "unknown";
-    name = tw__pf_utf8(pf, name, strnlen(name, 512), &len);
     pb_bytes(&c->ev, IRQ_NAME, name, len);
   } else {
     pb_uint(&c->ev, IRQ_RET, f->cut ? 0 : 1); /* 1: handled; a frame cut by a loss: not seen */
