@@ -40,6 +40,7 @@
 
 #define PF_OUT_FLUSH (1u << 20)
 #define PF_MAX_NAMES (1u << 18)
+#define PF_VOCAB_FIELDS 16u /* fields of a vocabulary kind with an argument-name slot */
 
 /* An event name: the kind, its constant and the objects it names. The
  * key is what the event says (its marker-field value, its object
@@ -409,6 +410,16 @@ static uint64_t event_name(struct pf *pf, const struct tw_rtos_change *ch, int o
   return e->iid;
 }
 
+/* The name of an argument the exporter adds itself ("time"). */
+static uint64_t own_arg_name(struct pf *pf, uint64_t *iid, const char *name)
+{
+  if (!*iid) {
+    *iid = ++pf->next_iid[ID_DEBUG_NAMES];
+    intern_entry(pf, ID_DEBUG_NAMES, *iid, name, strlen(name));
+  }
+  return *iid;
+}
+
 /* An argument's name: the vocabulary's field name, or a custom kind's
  * made valid and unique (the timeline's, as JSON writes them). */
 static uint64_t arg_name(struct pf *pf, const struct tw_event_desc *d, unsigned field,
@@ -416,7 +427,18 @@ static uint64_t arg_name(struct pf *pf, const struct tw_event_desc *d, unsigned 
 {
   struct pf_dent key = {d, field, NULL, 0}, *e;
   const char *name = custom ? custom[field] : d->fields[field].name;
-  size_t i;
+  size_t i, vi = (size_t)(d - tw_event_descs);
+  /* the vocabulary's kinds: straight from a table by descriptor and field */
+  if (!custom && d >= tw_event_descs && vi < tw_event_ndescs && field < PF_VOCAB_FIELDS) {
+    uint64_t *slot;
+    if (!pf->vocab_args && !(pf->vocab_args = calloc(tw_event_ndescs * PF_VOCAB_FIELDS,
+                                                      sizeof *pf->vocab_args))) {
+      tw__pf_oom(pf);
+      return 0;
+    }
+    slot = &pf->vocab_args[vi * PF_VOCAB_FIELDS + field];
+    return *slot ? *slot : own_arg_name(pf, slot, name);
+  }
   if (pf->ndnames * 2 + 2 > pf->capdnames &&
       grow_table(pf, &pf->dnames, &pf->capdnames, pf->ndnames, sizeof *pf->dnames, dkey_hash,
                  dent_iid) < 0)
@@ -439,16 +461,6 @@ static uint64_t arg_name(struct pf *pf, const struct tw_event_desc *d, unsigned 
   *e = key;
   intern_entry(pf, ID_DEBUG_NAMES, e->iid, name, strlen(name));
   return e->iid;
-}
-
-/* The name of an argument the exporter adds itself ("time"). */
-static uint64_t own_arg_name(struct pf *pf, uint64_t *iid, const char *name)
-{
-  if (!*iid) {
-    *iid = ++pf->next_iid[ID_DEBUG_NAMES];
-    intern_entry(pf, ID_DEBUG_NAMES, *iid, name, strlen(name));
-  }
-  return *iid;
 }
 
 static uint64_t category(struct pf *pf, enum tw_marker mk)
@@ -783,6 +795,7 @@ static void pf_free(struct tw_export *x)
   pb_free(&pf->in);
   pb_free(&pf->tmp);
   free(pf->names);
+  free(pf->vocab_args);
   for (size_t i = 0; i < pf->capdnames; i++)
     free(pf->dnames[i].name);
   free(pf->dnames);

@@ -140,6 +140,7 @@ struct pf {
   uint64_t next_iid[4];     /* by InternedData field: categories, names, debug names */
   uint64_t cat_iid[TW_MARKER_COUNT];
   uint64_t time_iid;        /* the "time" argument (inferred) */
+  uint64_t *vocab_args;     /* argument-name iids of the vocabulary's kinds */
   /* kernel symbols (blocked reasons) on the ftrace sequence */
   uint64_t *ksym_obj;       /* by model object id * 2 + condition */
   size_t nksym_obj;
