@@ -2,7 +2,7 @@
  * Chrome Trace Event Format (JSON object form): {"traceEvents": [...]}.
  * chrome://tracing, Perfetto UI and speedscope read it. The picture is
  * timeline.c's, as in the Perfetto export:
- *   tracks    "M" process_name / thread_name metadata (pid = endpoint;
+ *   tracks    "M" process_name / thread_name metadata (pid = (endpoint index + 1) << 16;
  *             tid = the track's thread id; counter tracks are per process)
  *   slices    "B" / "E" on the track's pid/tid
  *   strings   valid UTF-8 (invalid bytes U+FFFD, valid ones kept), whole;
