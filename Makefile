@@ -8,6 +8,8 @@ CMAKE_FLAGS ?=
 # The FreeRTOS kernel for the FreeRTOS tests and example (cmake/freertos.cmake):
 # the copy beside this tree when there is one.
 FREERTOS_KERNEL_PATH ?= $(abspath $(wildcard ../shared/third_party/FreeRTOS-Kernel))
+# Perfetto's protos for the tests that decode the Perfetto export with protoc.
+PERFETTO_PROTO ?= $(abspath $(wildcard ../shared/third_party/perfetto/perfetto_trace.proto))
 
 .PHONY: all build run test bench size cross deps clean run-qemu soak fuzz
 
@@ -17,7 +19,7 @@ deps:
 	@bash scripts/deps.sh
 
 $(BUILD)/CMakeCache.txt:
-	cmake -S . -B $(BUILD) -DTW_SANITIZE=$(SANITIZE) -DFREERTOS_KERNEL_PATH=$(FREERTOS_KERNEL_PATH) $(CMAKE_FLAGS)
+	cmake -S . -B $(BUILD) -DTW_SANITIZE=$(SANITIZE) -DFREERTOS_KERNEL_PATH=$(FREERTOS_KERNEL_PATH) -DPERFETTO_PROTO=$(PERFETTO_PROTO) $(CMAKE_FLAGS)
 
 build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
