@@ -53,12 +53,14 @@
  */
 #include "tracewire/logger.h"
 #include "tracewire/port.h"
+/* reserve and commit, inline: the kernel logger's emitter put
+ * (kernel_event_logger.c) runs the same steps */
+#include "logger_ring.h"
 
-#define HDR_DROPS 0x100u
-#define HDR_WRAPS 0x200u
-
-#define LOAD(p, mo)      __atomic_load_n((p), __ATOMIC_##mo)
-#define STORE(p, v, mo)  __atomic_store_n((p), (v), __ATOMIC_##mo)
+#define HDR_DROPS TW__HDR_DROPS
+#define HDR_WRAPS TW__HDR_WRAPS
+#define LOAD TW__LOAD
+#define STORE TW__STORE
 
 #if TW_CFG_LOGGER_CRITICAL
 static uint32_t xchg(uint32_t *p, uint32_t v)
@@ -95,30 +97,14 @@ void tw__logger_reject(struct tw_logger *l)
   add(&l->rejects, 1u);
 }
 
-/* Claim [h, h + need) or return 0 with *h unchanged in meaning. */
-static int reserve(struct tw_logger *l, uint32_t *h, uint32_t need)
+void tw__logger_wake(struct tw_logger *l)
 {
-  uint32_t cap = l->mask + 1u;
-#if TW_CFG_LOGGER_CRITICAL
-  uint32_t key = tw_port_irq_lock();
-  *h = LOAD(&l->head, RELAXED);
-  int ok = *h + need - LOAD(&l->tail, ACQUIRE) <= cap;
-  if (ok)
-    STORE(&l->head, *h + need, SEQ_CST);
-  tw_port_irq_unlock(key);
-  return ok;
-#else
-  *h = LOAD(&l->head, RELAXED);
-  do {
-    /* acquire: the consumer finished with (and zeroed) the words below
-     * tail before we may overwrite them */
-    if (*h + need - LOAD(&l->tail, ACQUIRE) > cap)
-      return 0;
-  } while (!__atomic_compare_exchange_n(&l->head, h, *h + need, 1,
-                                        __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
-  return 1;
-#endif
+  if (xchg(&l->waiting, 0u))
+    tw_port_wake(&l->waiting);
 }
+
+/* Claim [h, h + need) or return 0 with *h unchanged in meaning. */
+#define reserve tw__ring_reserve
 
 int tw__logger_put(struct tw_logger *l, uint16_t id, const uint32_t *first,
                    const uint32_t *data, uint32_t n, uint32_t wraps)
@@ -153,11 +139,8 @@ int tw__logger_put(struct tw_logger *l, uint16_t id, const uint32_t *first,
     b[i++ & m] = *first;
   for (uint32_t k = 0; k < n; k++)
     b[i++ & m] = data[k];
-  /* release: the words above are visible before the consumer sees hdr */
-  STORE(&b[h & m], hdr, RELEASE);
-  /* seq_cst: pairs with the consumer's waiting store (see top) */
-  if (LOAD(&l->waiting, SEQ_CST) && xchg(&l->waiting, 0u))
-    tw_port_wake(&l->waiting);
+  /* release, then the waiting check (seq_cst, see top) */
+  tw__ring_commit(l, h, hdr);
   return 0;
 }
 
@@ -187,12 +170,6 @@ COLD static int put_checked(struct tw_logger *l, uint16_t id,
  * to the general path. Same protocol, fewer registers to save: on x86
  * every store queued before the CAS must drain before it runs. -Os builds
  * (targets) keep the single general path. */
-COLD static void wake(struct tw_logger *l)
-{
-  if (xchg(&l->waiting, 0u))
-    tw_port_wake(&l->waiting);
-}
-
 int tw_logger_put(struct tw_logger *l, uint16_t id, const uint32_t *data,
                   uint32_t n)
 {
@@ -212,7 +189,7 @@ int tw_logger_put(struct tw_logger *l, uint16_t id, const uint32_t *data,
   /* release: as in tw__logger_put */
   STORE(&b[h & m], (uint32_t)id << 16 | n, RELEASE);
   if (LOAD(&l->waiting, SEQ_CST))
-    wake(l);
+    tw__logger_wake(l);
   return 0;
 }
 #else
