@@ -17,6 +17,10 @@
  *   TW_TRACE_ON(id)            nonzero when event id is being recorded
  *   TW_TRACE_NOW()             the 32-bit timestamp
  *   TW_TRACE_PUT(id, w, n)     append n words (timestamp first) to the logger
+ * and may supply (else it is made of the two above):
+ *   TW_TRACE_PUT_NOW(id, n, a, b)  append the timestamp, read by the logger,
+ *                              and n (1 or 2) payload words a, b: the plain
+ *                              emitters' put, without an array on the stack
  * Freestanding.
  */
 #ifndef TRACEWIRE_EVENTS_GEN_H
@@ -351,6 +355,9 @@ enum tw_res_sem_task_type {
 #ifndef TW_CFG_TRACE
 #define TW_CFG_TRACE 1
 #endif
+#ifndef TW_TRACE_PUT_NOW
+#define TW_TRACE_PUT_NOW(id, n, a, b)                                            do {                                                                             uint32_t tw_w_[3] = { TW_TRACE_NOW(), (a), (b) };                              TW_TRACE_PUT((id), tw_w_, 1u + (n));                                         } while (0)
+#endif
 #ifndef TW_CFG_EV_CONTEXT_SWITCH
 #define TW_CFG_EV_CONTEXT_SWITCH 1
 #endif
@@ -421,11 +428,7 @@ static inline void tw_context_switch(uint32_t context_id)
 {
 #if TW_CFG_TRACE && TW_CFG_EV_CONTEXT_SWITCH
   if (TW_TRACE_ON(TW_EV_CONTEXT_SWITCH)) {
-    uint32_t ts = TW_TRACE_NOW();
-    uint32_t w_[2];
-    w_[0] = ts;
-    w_[1] = (uint32_t)context_id;
-    TW_TRACE_PUT(TW_EV_CONTEXT_SWITCH, w_, 2);
+    TW_TRACE_PUT_NOW(TW_EV_CONTEXT_SWITCH, 1, (uint32_t)context_id, 0u);
   }
 #else
   (void)context_id;
@@ -450,11 +453,7 @@ static inline void tw_interrupt(uint32_t interrupt_id)
 {
 #if TW_CFG_TRACE && TW_CFG_EV_INTERRUPT
   if (TW_TRACE_ON(TW_EV_INTERRUPT)) {
-    uint32_t ts = TW_TRACE_NOW();
-    uint32_t w_[2];
-    w_[0] = ts;
-    w_[1] = (uint32_t)interrupt_id;
-    TW_TRACE_PUT(TW_EV_INTERRUPT, w_, 2);
+    TW_TRACE_PUT_NOW(TW_EV_INTERRUPT, 1, (uint32_t)interrupt_id, 0u);
   }
 #else
   (void)interrupt_id;
@@ -480,12 +479,7 @@ static inline void tw_sleep(uint32_t wake_timestamp, uint32_t interrupt_id)
 {
 #if TW_CFG_TRACE && TW_CFG_EV_SLEEP
   if (TW_TRACE_ON(TW_EV_SLEEP)) {
-    uint32_t ts = TW_TRACE_NOW();
-    uint32_t w_[3];
-    w_[0] = ts;
-    w_[1] = (uint32_t)wake_timestamp;
-    w_[2] = (uint32_t)interrupt_id;
-    TW_TRACE_PUT(TW_EV_SLEEP, w_, 3);
+    TW_TRACE_PUT_NOW(TW_EV_SLEEP, 2, (uint32_t)wake_timestamp, (uint32_t)interrupt_id);
   }
 #else
   (void)wake_timestamp; (void)interrupt_id;
@@ -510,11 +504,7 @@ static inline void tw_task_switch(uint16_t task)
 {
 #if TW_CFG_TRACE && TW_CFG_EV_TASK_SWITCH
   if (TW_TRACE_ON(TW_EV_TASK_SWITCH)) {
-    uint32_t ts = TW_TRACE_NOW();
-    uint32_t w_[2];
-    w_[0] = ts;
-    w_[1] = (uint32_t)task;
-    TW_TRACE_PUT(TW_EV_TASK_SWITCH, w_, 2);
+    TW_TRACE_PUT_NOW(TW_EV_TASK_SWITCH, 1, (uint32_t)task, 0u);
   }
 #else
   (void)task;
@@ -540,12 +530,7 @@ static inline void tw_mutex(uint16_t task, uint16_t mutex, uint8_t type)
 {
 #if TW_CFG_TRACE && TW_CFG_EV_MUTEX
   if (TW_TRACE_ON(TW_EV_MUTEX)) {
-    uint32_t ts = TW_TRACE_NOW();
-    uint32_t w_[3];
-    w_[0] = ts;
-    w_[1] = (uint32_t)task | (uint32_t)mutex << 16;
-    w_[2] = (uint32_t)type;
-    TW_TRACE_PUT(TW_EV_MUTEX, w_, 3);
+    TW_TRACE_PUT_NOW(TW_EV_MUTEX, 2, (uint32_t)task | (uint32_t)mutex << 16, (uint32_t)type);
   }
 #else
   (void)task; (void)mutex; (void)type;
@@ -570,11 +555,7 @@ static inline void tw_sem(uint16_t sem, uint8_t type)
 {
 #if TW_CFG_TRACE && TW_CFG_EV_SEM
   if (TW_TRACE_ON(TW_EV_SEM)) {
-    uint32_t ts = TW_TRACE_NOW();
-    uint32_t w_[2];
-    w_[0] = ts;
-    w_[1] = (uint32_t)sem | (uint32_t)type << 16;
-    TW_TRACE_PUT(TW_EV_SEM, w_, 2);
+    TW_TRACE_PUT_NOW(TW_EV_SEM, 1, (uint32_t)sem | (uint32_t)type << 16, 0u);
   }
 #else
   (void)sem; (void)type;
@@ -600,12 +581,7 @@ static inline void tw_sem_task(uint16_t task, uint16_t sem, uint8_t type)
 {
 #if TW_CFG_TRACE && TW_CFG_EV_SEM_TASK
   if (TW_TRACE_ON(TW_EV_SEM_TASK)) {
-    uint32_t ts = TW_TRACE_NOW();
-    uint32_t w_[3];
-    w_[0] = ts;
-    w_[1] = (uint32_t)task | (uint32_t)sem << 16;
-    w_[2] = (uint32_t)type;
-    TW_TRACE_PUT(TW_EV_SEM_TASK, w_, 3);
+    TW_TRACE_PUT_NOW(TW_EV_SEM_TASK, 2, (uint32_t)task | (uint32_t)sem << 16, (uint32_t)type);
   }
 #else
   (void)task; (void)sem; (void)type;
@@ -630,11 +606,7 @@ static inline void tw_event(uint16_t event, uint8_t type)
 {
 #if TW_CFG_TRACE && TW_CFG_EV_EVENT
   if (TW_TRACE_ON(TW_EV_EVENT)) {
-    uint32_t ts = TW_TRACE_NOW();
-    uint32_t w_[2];
-    w_[0] = ts;
-    w_[1] = (uint32_t)event | (uint32_t)type << 16;
-    TW_TRACE_PUT(TW_EV_EVENT, w_, 2);
+    TW_TRACE_PUT_NOW(TW_EV_EVENT, 1, (uint32_t)event | (uint32_t)type << 16, 0u);
   }
 #else
   (void)event; (void)type;
@@ -660,12 +632,7 @@ static inline void tw_event_task(uint16_t task, uint16_t event, uint8_t type)
 {
 #if TW_CFG_TRACE && TW_CFG_EV_EVENT_TASK
   if (TW_TRACE_ON(TW_EV_EVENT_TASK)) {
-    uint32_t ts = TW_TRACE_NOW();
-    uint32_t w_[3];
-    w_[0] = ts;
-    w_[1] = (uint32_t)task | (uint32_t)event << 16;
-    w_[2] = (uint32_t)type;
-    TW_TRACE_PUT(TW_EV_EVENT_TASK, w_, 3);
+    TW_TRACE_PUT_NOW(TW_EV_EVENT_TASK, 2, (uint32_t)task | (uint32_t)event << 16, (uint32_t)type);
   }
 #else
   (void)task; (void)event; (void)type;
@@ -690,11 +657,7 @@ static inline void tw_multi_sem(uint16_t msem, uint8_t type, uint8_t index)
 {
 #if TW_CFG_TRACE && TW_CFG_EV_MULTI_SEM
   if (TW_TRACE_ON(TW_EV_MULTI_SEM)) {
-    uint32_t ts = TW_TRACE_NOW();
-    uint32_t w_[2];
-    w_[0] = ts;
-    w_[1] = (uint32_t)msem | (uint32_t)type << 16 | (uint32_t)index << 24;
-    TW_TRACE_PUT(TW_EV_MULTI_SEM, w_, 2);
+    TW_TRACE_PUT_NOW(TW_EV_MULTI_SEM, 1, (uint32_t)msem | (uint32_t)type << 16 | (uint32_t)index << 24, 0u);
   }
 #else
   (void)msem; (void)type; (void)index;
@@ -720,12 +683,7 @@ static inline void tw_multi_sem_task(uint16_t task, uint16_t msem, uint8_t type,
 {
 #if TW_CFG_TRACE && TW_CFG_EV_MULTI_SEM_TASK
   if (TW_TRACE_ON(TW_EV_MULTI_SEM_TASK)) {
-    uint32_t ts = TW_TRACE_NOW();
-    uint32_t w_[3];
-    w_[0] = ts;
-    w_[1] = (uint32_t)task | (uint32_t)msem << 16;
-    w_[2] = (uint32_t)type | (uint32_t)index << 8;
-    TW_TRACE_PUT(TW_EV_MULTI_SEM_TASK, w_, 3);
+    TW_TRACE_PUT_NOW(TW_EV_MULTI_SEM_TASK, 2, (uint32_t)task | (uint32_t)msem << 16, (uint32_t)type | (uint32_t)index << 8);
   }
 #else
   (void)task; (void)msem; (void)type; (void)index;
@@ -750,11 +708,7 @@ static inline void tw_multi_event(uint16_t mevent, uint8_t type, uint8_t index)
 {
 #if TW_CFG_TRACE && TW_CFG_EV_MULTI_EVENT
   if (TW_TRACE_ON(TW_EV_MULTI_EVENT)) {
-    uint32_t ts = TW_TRACE_NOW();
-    uint32_t w_[2];
-    w_[0] = ts;
-    w_[1] = (uint32_t)mevent | (uint32_t)type << 16 | (uint32_t)index << 24;
-    TW_TRACE_PUT(TW_EV_MULTI_EVENT, w_, 2);
+    TW_TRACE_PUT_NOW(TW_EV_MULTI_EVENT, 1, (uint32_t)mevent | (uint32_t)type << 16 | (uint32_t)index << 24, 0u);
   }
 #else
   (void)mevent; (void)type; (void)index;
@@ -780,12 +734,7 @@ static inline void tw_multi_event_task(uint16_t task, uint16_t mevent, uint8_t t
 {
 #if TW_CFG_TRACE && TW_CFG_EV_MULTI_EVENT_TASK
   if (TW_TRACE_ON(TW_EV_MULTI_EVENT_TASK)) {
-    uint32_t ts = TW_TRACE_NOW();
-    uint32_t w_[3];
-    w_[0] = ts;
-    w_[1] = (uint32_t)task | (uint32_t)mevent << 16;
-    w_[2] = (uint32_t)type | (uint32_t)index << 8;
-    TW_TRACE_PUT(TW_EV_MULTI_EVENT_TASK, w_, 3);
+    TW_TRACE_PUT_NOW(TW_EV_MULTI_EVENT_TASK, 2, (uint32_t)task | (uint32_t)mevent << 16, (uint32_t)type | (uint32_t)index << 8);
   }
 #else
   (void)task; (void)mevent; (void)type; (void)index;
@@ -810,11 +759,7 @@ static inline void tw_anti_sem(uint16_t asem, uint8_t type)
 {
 #if TW_CFG_TRACE && TW_CFG_EV_ANTI_SEM
   if (TW_TRACE_ON(TW_EV_ANTI_SEM)) {
-    uint32_t ts = TW_TRACE_NOW();
-    uint32_t w_[2];
-    w_[0] = ts;
-    w_[1] = (uint32_t)asem | (uint32_t)type << 16;
-    TW_TRACE_PUT(TW_EV_ANTI_SEM, w_, 2);
+    TW_TRACE_PUT_NOW(TW_EV_ANTI_SEM, 1, (uint32_t)asem | (uint32_t)type << 16, 0u);
   }
 #else
   (void)asem; (void)type;
@@ -840,12 +785,7 @@ static inline void tw_anti_sem_task(uint16_t task, uint16_t asem, uint8_t type)
 {
 #if TW_CFG_TRACE && TW_CFG_EV_ANTI_SEM_TASK
   if (TW_TRACE_ON(TW_EV_ANTI_SEM_TASK)) {
-    uint32_t ts = TW_TRACE_NOW();
-    uint32_t w_[3];
-    w_[0] = ts;
-    w_[1] = (uint32_t)task | (uint32_t)asem << 16;
-    w_[2] = (uint32_t)type;
-    TW_TRACE_PUT(TW_EV_ANTI_SEM_TASK, w_, 3);
+    TW_TRACE_PUT_NOW(TW_EV_ANTI_SEM_TASK, 2, (uint32_t)task | (uint32_t)asem << 16, (uint32_t)type);
   }
 #else
   (void)task; (void)asem; (void)type;
@@ -870,11 +810,7 @@ static inline void tw_res_sem(uint16_t rsem, uint8_t type)
 {
 #if TW_CFG_TRACE && TW_CFG_EV_RES_SEM
   if (TW_TRACE_ON(TW_EV_RES_SEM)) {
-    uint32_t ts = TW_TRACE_NOW();
-    uint32_t w_[2];
-    w_[0] = ts;
-    w_[1] = (uint32_t)rsem | (uint32_t)type << 16;
-    TW_TRACE_PUT(TW_EV_RES_SEM, w_, 2);
+    TW_TRACE_PUT_NOW(TW_EV_RES_SEM, 1, (uint32_t)rsem | (uint32_t)type << 16, 0u);
   }
 #else
   (void)rsem; (void)type;
@@ -900,12 +836,7 @@ static inline void tw_res_sem_task(uint16_t task, uint16_t rsem, uint8_t type)
 {
 #if TW_CFG_TRACE && TW_CFG_EV_RES_SEM_TASK
   if (TW_TRACE_ON(TW_EV_RES_SEM_TASK)) {
-    uint32_t ts = TW_TRACE_NOW();
-    uint32_t w_[3];
-    w_[0] = ts;
-    w_[1] = (uint32_t)task | (uint32_t)rsem << 16;
-    w_[2] = (uint32_t)type;
-    TW_TRACE_PUT(TW_EV_RES_SEM_TASK, w_, 3);
+    TW_TRACE_PUT_NOW(TW_EV_RES_SEM_TASK, 2, (uint32_t)task | (uint32_t)rsem << 16, (uint32_t)type);
   }
 #else
   (void)task; (void)rsem; (void)type;

@@ -50,7 +50,9 @@
  * streamer (start, stop, set mask); read by every emitter. */
 extern uint32_t tw_trace_mask;
 
-static inline int tw_trace_on(uint32_t id)
+/* always_inline: -Os would otherwise call it, which costs more than the
+ * load and bit test it is (docs/performance.md). */
+__attribute__((always_inline)) static inline int tw_trace_on(uint32_t id)
 {
   /* relaxed: a stale bit only means one event more or less around a mask
    * change, which the protocol allows; no ordering with the data needed */
@@ -63,7 +65,14 @@ uint32_t tw_trace_now(void);
  * logger under id; a full ring counts a drop. Any context. */
 void tw__trace_put(uint16_t id, const uint32_t *words, uint32_t n);
 
+/* The emitters' usual put: event id with the timestamp read by the logger
+ * and n (1 or 2) payload words in registers: hdr = id << 16 | (1 + n). Any
+ * context; a full ring counts a drop. */
+void tw__trace_put_now(uint32_t hdr, uint32_t a, uint32_t b);
+
 #define TW_TRACE_ON(id) tw_trace_on(id)
+#define TW_TRACE_PUT_NOW(id, n, a, b) \
+  tw__trace_put_now((uint32_t)(id) << 16 | (1u + (uint32_t)(n)), (a), (b))
 #define TW_TRACE_NOW() tw_trace_now()
 #define TW_TRACE_PUT(id, w, n) tw__trace_put((uint16_t)(id), (w), (n))
 #include "tracewire/events_gen.h"

@@ -7,6 +7,8 @@
  */
 #include "tracewire/klog.h"
 #include "tracewire/port.h"
+#include "tracewire/trace.h"
+#include "logger_ring.h"
 
 _Static_assert(TW_CFG_KLOG_CAPACITY >= 2 &&
                (TW_CFG_KLOG_CAPACITY & (TW_CFG_KLOG_CAPACITY - 1)) == 0,
@@ -39,6 +41,69 @@ uint32_t tw_klog_timestamp(void)
 uint32_t tw_klog_timestamp_hz(void)
 {
   return __atomic_load_n(&timer, __ATOMIC_RELAXED) ? 0u : tw_port_timestamp_hz();
+}
+
+/* The timestamp and payload (1 or 2 words) of an event reserved at h,
+ * then its header. buf and m are the ring's, loaded once by the caller.
+ * Masked stores: for three words they cost less than testing for the
+ * wrap. */
+__attribute__((always_inline)) static inline void put_words(uint32_t *buf, uint32_t m, uint32_t h,
+                                                            uint32_t hdr, uint32_t a, uint32_t b)
+{
+  buf[(h + 1u) & m] = tw__port_timestamp_inline();
+  buf[(h + 2u) & m] = a;
+  if ((hdr & 0xFFu) > 2u)
+    buf[(h + 3u) & m] = b;
+  /* release: as in tw__ring_publish, with the ring's fields in registers */
+  __atomic_store_n(&buf[h & m], hdr, __ATOMIC_RELEASE);
+}
+
+/* A full ring or pending drops: the general put counts and carries them. */
+__attribute__((noinline, cold)) static void put_now_slow(uint32_t hdr, uint32_t a, uint32_t b)
+{
+  uint32_t w[3] = { tw_klog_timestamp(), a, b };
+  (void)tw__logger_put(&klog, (uint16_t)(hdr >> 16), 0, w, hdr & 0xFFu, 0u);
+}
+
+/* The emitters' put (trace.h TW_TRACE_PUT_NOW): hdr = id << 16 | size,
+ * size = 1 + payload words (1 or 2, in a and b). Everything runs inline on
+ * the ring with the rare cases out of line: this is what every generated
+ * kernel/RTOS emitter pays (docs/performance.md). With
+ * TW_CFG_LOGGER_CRITICAL (one core) the whole put is one interrupt lock,
+ * so the event is committed before anything else runs and the emitters'
+ * timestamps are in ring order; lock-free, the clock is read after the
+ * reservation. A custom timer (tw_klog_set_timer) is a call, so its events
+ * take the general put, which keeps this one free of calls and so of
+ * saved registers; TW_CFG_CM_TIMESTAMP_FN is the inline way to another
+ * clock on Cortex-M. */
+void tw__trace_put_now(uint32_t hdr, uint32_t a, uint32_t b)
+{
+  struct tw_logger *l = &klog;
+  uint32_t *buf = l->buf, m = l->mask, need = 1u + (hdr & 0xFFu), h;
+  if (__atomic_load_n(&timer, __ATOMIC_RELAXED)) {
+    put_now_slow(hdr, a, b);
+    return;
+  }
+#if TW_CFG_LOGGER_CRITICAL
+  uint32_t key = tw__port_irq_lock_inline();
+  int ok = !__atomic_load_n(&l->drops_pending, __ATOMIC_RELAXED) &&
+           tw__ring_claim_locked(l, &h, need);
+  if (ok)
+    put_words(buf, m, h, hdr, a, b);
+  tw__port_irq_unlock_inline(key);
+  if (!ok)
+    put_now_slow(hdr, a, b);
+  else
+    tw__ring_wake(l);
+#else
+  if (__atomic_load_n(&l->drops_pending, __ATOMIC_RELAXED) ||
+      !tw__ring_reserve(l, &h, need)) {
+    put_now_slow(hdr, a, b);
+    return;
+  }
+  put_words(buf, m, h, hdr, a, b);
+  tw__ring_wake(l);
+#endif
 }
 
 void tw_klog_set_timer(tw_klog_timer_fn fn)

@@ -234,6 +234,10 @@ def gen_header(events):
  *   TW_TRACE_ON(id)            nonzero when event id is being recorded
  *   TW_TRACE_NOW()             the 32-bit timestamp
  *   TW_TRACE_PUT(id, w, n)     append n words (timestamp first) to the logger
+ * and may supply (else it is made of the two above):
+ *   TW_TRACE_PUT_NOW(id, n, a, b)  append the timestamp, read by the logger,
+ *                              and n (1 or 2) payload words a, b: the plain
+ *                              emitters' put, without an array on the stack
  * Freestanding.
  */
 #ifndef TRACEWIRE_EVENTS_GEN_H
@@ -273,6 +277,13 @@ enum tw_event_id {
 
 #ifndef TW_CFG_TRACE
 #define TW_CFG_TRACE 1
+#endif
+#ifndef TW_TRACE_PUT_NOW
+#define TW_TRACE_PUT_NOW(id, n, a, b)                                          \
+  do {                                                                         \
+    uint32_t tw_w_[3] = { TW_TRACE_NOW(), (a), (b) };                          \
+    TW_TRACE_PUT((id), tw_w_, 1u + (n));                                       \
+  } while (0)
 #endif
 """)
     for ev in events:
@@ -314,8 +325,15 @@ def gen_emitter(ev):
     s.append("  }\n#else\n  (void)ts; %s\n#endif\n}\n" % voids)
     s.append("static inline void tw_%s(%s)\n{\n#if %s\n  if (TW_TRACE_ON(TW_EV_%s)) {\n"
              % (n, params or "void", cond, ev["name"]))
-    s.append("    uint32_t ts = TW_TRACE_NOW();\n")
-    s.extend(body)
+    if 1 <= ev["words"] <= 2:
+        # the usual put: payload words in registers, the logger stamps it
+        words = [w.split(" = ", 1)[1].rstrip(";\n") for w in body[2:-1]]
+        words += ["0u"] * (2 - len(words))
+        s.append("    TW_TRACE_PUT_NOW(TW_EV_%s, %d, %s, %s);\n"
+                 % (ev["name"], ev["words"], words[0], words[1]))
+    else:
+        s.append("    uint32_t ts = TW_TRACE_NOW();\n")
+        s.extend(body)
     s.append("  }\n#else\n  %s\n#endif\n}\n\n" % (voids or ""))
     return "".join(s).replace("#else\n  \n#endif", "#endif")
 
