@@ -6,7 +6,7 @@ SANITIZE ?=
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all build run test bench size cross deps clean run-qemu soak fuzz
+.PHONY: all build run test bench bench-target size cross deps clean run-qemu soak fuzz
 
 all: build
 
@@ -31,6 +31,12 @@ test: build
 
 bench: build
 	@bash bench/run.sh $(BUILD)
+
+# What tracing costs a Cortex-M, under QEMU: instructions per event (with
+# -icount) beside the anchors' published figures, and the RTT and UART
+# paths' throughput (scripts/bench-target.sh, docs/performance.md).
+bench-target: build
+	@bash scripts/bench-target.sh $(BUILD)
 
 # Size of the freestanding target code for a Cortex-M, as linked objects.
 size: deps
