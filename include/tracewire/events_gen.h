@@ -346,6 +346,23 @@ enum tw_res_sem_task_type {
 #define TW_EV_CUSTOM_DECL_NFIELDS_SHIFT 24
 #define TW_EV_CUSTOM_DECL_NFIELDS_BITS 8
 
+/* The two facts target code needs about an event, without the descriptor
+ * tables of src/common/events_desc.c (names and docs, for hosts): its
+ * record module id (TW_EVW_MODULE) and TW_EVF_* flags (TW_EVW_FLAGS); 0
+ * for an id the vocabulary does not have. Any context. */
+#define TW_EVW_MODULE(w) ((w) & 0xFFu)
+#define TW_EVW_FLAGS(w) ((w) >> 8)
+static inline uint32_t tw_event_wire(uint32_t id)
+{
+  static const uint16_t r0_[18] = { 0, 0x0101, 0x0101, 0x0101, 0x0102, 0x0102, 0x0102, 0x0102, 0x0102, 0x0102, 0x0102, 0x0102, 0x0102, 0x0102, 0x0102, 0x0102, 0x0102, 0x0102 }; /* ids 0..17 */
+  static const uint16_t r1_[6] = { 0x0203, 0x0203, 0x0203, 0x0203, 0x0203, 0x0203 }; /* ids 256..261 */
+  if (id < 18u)
+    return r0_[id];
+  if (id - 256u < 6u)
+    return r1_[id - 256u];
+  return 0;
+}
+
 #endif /* TRACEWIRE_EVENTS_GEN_H */
 
 /* ---- part 2: emitters ------------------------------------------------- */

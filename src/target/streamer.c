@@ -313,14 +313,14 @@ static int write_bytes(struct tw_streamer *s, int timed, const uint32_t *payload
 
 static int write_event(struct tw_streamer *s)
 {
-  const struct tw_event_desc *d = tw_event_desc_by_id(s->prec.id);
+  uint32_t w = tw_event_wire(s->prec.id); /* not the descriptor tables: hosts' */
   const struct tw_custom_decl *c = NULL;
   int timed;
   uint16_t module;
 
-  if (d && !(d->flags & TW_EVF_STREAMER)) {
-    timed = (d->flags & TW_EVF_TIMED) != 0;
-    module = d->module;
+  if (w && !(TW_EVW_FLAGS(w) & TW_EVF_STREAMER)) {
+    timed = (TW_EVW_FLAGS(w) & TW_EVF_TIMED) != 0;
+    module = (uint16_t)TW_EVW_MODULE(w);
   } else {
     c = tw_custom_find(s->prec.id);
     timed = c && c->timed;

@@ -13,6 +13,7 @@
  */
 #include <string.h>
 
+#include "tracewire/events_gen.h"
 #include "tracewire/trace.h"
 
 uint32_t tw_trace_mask;
@@ -118,7 +119,7 @@ static int parse_decl(const char *d, int *bytes)
 
 int tw_custom_declare(uint16_t id, int timed, const char *decl)
 {
-  if (id == 0 || tw_event_desc_by_id(id) || !decl || strlen(decl) >= TW_CFG_DECL_MAX)
+  if (id == 0 || tw_event_wire(id) || !decl || strlen(decl) >= TW_CFG_DECL_MAX)
     return TW_EINVAL;
   int bytes = 0;
   int nf = parse_decl(decl, &bytes);

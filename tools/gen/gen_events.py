@@ -269,6 +269,7 @@ enum tw_event_id {
                          % (ev["name"], e["name"], val, MARKER_NAMES[MARKERS.index(e["marker"])], e["doc"]))
             o.append("};\n")
         o.append("\n")
+    o.append(gen_wire(events))
     o.append("#endif /* TRACEWIRE_EVENTS_GEN_H */\n\n")
 
     o.append("""/* ---- part 2: emitters ------------------------------------------------- */
@@ -296,6 +297,42 @@ enum tw_event_id {
             continue
         o.append(gen_emitter(ev))
     o.append("#endif /* emitters */\n")
+    return "".join(o)
+
+
+def gen_wire(events):
+    """tw_event_wire(): module and flags per id, in runs of nearby ids."""
+    runs = []
+    for ev in sorted(events, key=lambda e: e["id"]):
+        if runs and ev["id"] - runs[-1][-1]["id"] <= 4:
+            runs[-1].append(ev)
+        else:
+            runs.append([ev])
+    o = ["""/* The two facts target code needs about an event, without the descriptor
+ * tables of src/common/events_desc.c (names and docs, for hosts): its
+ * record module id (TW_EVW_MODULE) and TW_EVF_* flags (TW_EVW_FLAGS); 0
+ * for an id the vocabulary does not have. Any context. */
+#define TW_EVW_MODULE(w) ((w) & 0xFFu)
+#define TW_EVW_FLAGS(w) ((w) >> 8)
+static inline uint32_t tw_event_wire(uint32_t id)
+{
+"""]
+    for k, run in enumerate(runs):
+        first = 0 if run[0]["id"] <= 4 else run[0]["id"]
+        last = run[-1]["id"]
+        by_id = {ev["id"]: ev for ev in run}
+        vals = []
+        for i in range(first, last + 1):
+            ev = by_id.get(i)
+            vals.append("0" if ev is None else "0x%04X" % (ev["flags"] << 8 | MODULES[ev["module"]]))
+        o.append("  static const uint16_t r%d_[%d] = { %s }; /* ids %d..%d */\n"
+                 % (k, len(vals), ", ".join(vals), first, last))
+    for k, run in enumerate(runs):
+        first = 0 if run[0]["id"] <= 4 else run[0]["id"]
+        n = run[-1]["id"] - first + 1
+        idx = "id" if first == 0 else "id - %du" % first
+        o.append("  if (%s < %du)\n    return r%d_[%s];\n" % (idx, n, k, idx))
+    o.append("  return 0;\n}\n\n")
     return "".join(o)
 
 
