@@ -27,8 +27,10 @@ static const struct tw_name_entry predefined[] = {
 static struct tw_name_entry names[TW_CFG_NAMES];
 static uint32_t nnames;
 
+#if TW_CFG_CUSTOM_DECLS
 static struct tw_custom_decl decls[TW_CFG_CUSTOM_DECLS];
 static uint32_t ndecls;
+#endif
 
 int tw_name_register(enum tw_obj_kind kind, uint16_t number, const char *name, uint8_t prio)
 {
@@ -38,9 +40,9 @@ int tw_name_register(enum tw_obj_kind kind, uint16_t number, const char *name, u
   if (n >= TW_CFG_NAMES)
     return TW_ENOSPC;
   struct tw_name_entry *e = &names[n];
-  size_t len = strlen(name);
-  if (len > TW_CFG_NAME_MAX - 1)
-    len = TW_CFG_NAME_MAX - 1;
+  size_t len = 0; /* bounded, and no strlen() pulled into small targets */
+  while (len < TW_CFG_NAME_MAX - 1 && name[len])
+    len++;
   memset(e, 0, sizeof *e);
   e->kind = (uint8_t)kind;
   e->prio = kind == TW_OBJ_TASK ? prio : 0;
@@ -69,6 +71,7 @@ void tw_name_reset(void)
   __atomic_store_n(&nnames, 0, __ATOMIC_RELEASE);
 }
 
+#if TW_CFG_CUSTOM_DECLS
 /* The one-word field types; the host decoder's field_type() knows the same
  * names and what their bits mean. */
 static int word_type(const char *t, size_t tl)
@@ -208,3 +211,4 @@ void tw_custom(uint16_t id, const uint32_t *data, uint32_t n)
   if (k)
     tw__trace_put(id, w, k);
 }
+#endif
