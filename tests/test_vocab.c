@@ -122,6 +122,7 @@ static void test_event_wire_matches_descs(void **state)
     assert_int_equal(TW_EVW_FLAGS(w), d->flags);
   }
   assert_int_equal(tw_event_wire(0x10000u), 0);
+  assert_int_equal(TW_EV_MAX_ID, tw_event_descs[tw_event_ndescs - 1].id);
 }
 
 int main(void)

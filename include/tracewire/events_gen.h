@@ -55,6 +55,7 @@ enum tw_event_id {
 };
 
 #define TW_EV_COUNT 23 /* events in the vocabulary */
+#define TW_EV_MAX_ID 261 /* the highest id in the vocabulary */
 #define TW_EV_MAX_PAYLOAD_WORDS 2 /* largest packed payload */
 
 /* CONTEXT_SWITCH (ContextSwitch, id 1): Context switch; the thread switched out */

@@ -251,6 +251,8 @@ enum tw_event_id {
         o.append("  TW_EV_%s = %d, /* %s */\n" % (ev["name"], ev["id"], ev["seed"]))
     o.append("};\n\n")
     o.append("#define TW_EV_COUNT %d /* events in the vocabulary */\n" % len(events))
+    o.append("#define TW_EV_MAX_ID %d /* the highest id in the vocabulary */\n"
+             % max(ev["id"] for ev in events))
     maxw = max(ev["words"] for ev in events)
     o.append("#define TW_EV_MAX_PAYLOAD_WORDS %d /* largest packed payload */\n\n" % maxw)
     for ev in events:
