@@ -1,6 +1,6 @@
 /*
  * Analysis throughput and report generation time on a large scripted
- * trace (tracewire/scenario.h: every sync object, nested interrupts, a
+ * trace (tracewire/analysis/scenario.h: every sync object, nested interrupts, a
  * planted inversion and deadlock), decoded from UIA packets in memory as
  * `tracewire analyze` decodes a file:
  *
@@ -20,13 +20,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "tracewire/analysis.h"
-#include "tracewire/host/conn.h"
-#include "tracewire/host/decoder.h"
-#include "tracewire/host/reader.h"
-#include "tracewire/mti_host.h"
-#include "tracewire/report.h"
-#include "tracewire/scenario.h"
+#include "tracewire/analysis/analysis.h"
+#include "tracewire/io/conn.h"
+#include "tracewire/wire/decoder.h"
+#include "tracewire/wire/reader.h"
+#include "tracewire/model/mti_host.h"
+#include "tracewire/analysis/report.h"
+#include "tracewire/analysis/scenario.h"
 
 /* Resident set now, KiB (Linux /proc/self/statm). */
 static long rss_now(void)

@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "tracewire/host/decoder.h"
-#include "tracewire/host/reader.h"
-#include "tracewire/host/conn.h"
-#include "tracewire/host/synth.h"
+#include "tracewire/wire/decoder.h"
+#include "tracewire/wire/reader.h"
+#include "tracewire/io/conn.h"
+#include "tracewire/wire/synth.h"
 
 static double clock_s(clockid_t id)
 {

@@ -34,12 +34,12 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "tracewire/export.h"
-#include "tracewire/host/conn.h"
-#include "tracewire/host/decoder.h"
-#include "tracewire/host/reader.h"
-#include "tracewire/host/synth.h"
-#include "tracewire/mti_host.h"
+#include "tracewire/export/export.h"
+#include "tracewire/io/conn.h"
+#include "tracewire/wire/decoder.h"
+#include "tracewire/wire/reader.h"
+#include "tracewire/wire/synth.h"
+#include "tracewire/model/mti_host.h"
 
 extern char **environ;
 

@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "tracewire/mti_host.h"
+#include "tracewire/model/mti_host.h"
 
 /* CPU time of this thread: on a shared machine, time spent descheduled is
  * not the code's. */

@@ -1,5 +1,5 @@
 /*
- * libFuzzer target: the record decoder (src/host/decoder.c) behind the
+ * libFuzzer target: the record decoder (src/wire/decoder.c) behind the
  * reader: event records, snapshot reassembly, NAME strings, CUSTOM_DECL
  * declarations, DROPS, SYNC, several streams and endpoints.
  *
@@ -15,10 +15,10 @@
 #include <string.h>
 
 #include "tracewire/error.h"
-#include "tracewire/host/conn.h"
-#include "tracewire/host/decoder.h"
-#include "tracewire/host/format.h"
-#include "tracewire/host/reader.h"
+#include "tracewire/io/conn.h"
+#include "tracewire/wire/decoder.h"
+#include "tracewire/wire/format.h"
+#include "tracewire/wire/reader.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -9,10 +9,10 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "tracewire/host/conn.h"
-#include "tracewire/host/decoder.h"
-#include "tracewire/host/format.h"
-#include "tracewire/host/reader.h"
+#include "tracewire/io/conn.h"
+#include "tracewire/wire/decoder.h"
+#include "tracewire/wire/format.h"
+#include "tracewire/wire/reader.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

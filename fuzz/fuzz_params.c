@@ -1,8 +1,8 @@
 /*
  * libFuzzer target: the plugin parameter parser, end to end: the
- * "TRACE.<instance>.<param>=value" split (src/host/mti_session.c), the
+ * "TRACE.<instance>.<param>=value" split (src/model/mti_session.c), the
  * lookup of the parameter in the plugin's declared table, the value parse
- * and range check (src/host/mti_params.c), at queue time and at run time
+ * and range check (src/model/mti_params.c), at queue time and at run time
  * through an instantiated plugin's MTI_ParameterInterface.
  *
  * Input: assignments separated by '\n'. The example plugins (built with
@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "tracewire/error.h"
-#include "tracewire/mti_host.h"
+#include "tracewire/model/mti_host.h"
 #include "tracewire/vocab.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1,5 +1,5 @@
 /*
- * libFuzzer target: the framing reader (src/host/reader.c).
+ * libFuzzer target: the framing reader (src/wire/reader.c).
  *
  * Input: byte 0 picks the reader's bounds (max_pkt_bytes, read size), byte
  * 1 seeds the size of each read the byte source delivers (1..n bytes, and
@@ -20,8 +20,8 @@
 #include <string.h>
 
 #include "tracewire/error.h"
-#include "tracewire/host/conn.h"
-#include "tracewire/host/reader.h"
+#include "tracewire/io/conn.h"
+#include "tracewire/wire/reader.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,6 +1,6 @@
 /*
- * libFuzzer target: the .twt trace-file reader (src/host/trace_file.c) and
- * the trace as a byte source (src/host/conn_twt.c) feeding the reader and
+ * libFuzzer target: the .twt trace-file reader (src/twt/trace_file.c) and
+ * the trace as a byte source (src/twt/conn_twt.c) feeding the reader and
  * decoder, i.e. what `tracewire print/stats/info` do with a file someone
  * handed them. The input is the file; it lives in a memfd so each run
  * costs no disk I/O.
@@ -20,12 +20,12 @@
 #include <unistd.h>
 
 #include "tracewire/error.h"
-#include "tracewire/host/conn.h"
-#include "tracewire/host/decoder.h"
-#include "tracewire/host/reader.h"
-#include "tracewire/host/trace_file.h"
-#include "tracewire/host/conn_twt.h"
-#include "tracewire/host/twt_index.h"
+#include "tracewire/io/conn.h"
+#include "tracewire/wire/decoder.h"
+#include "tracewire/wire/reader.h"
+#include "tracewire/twt/trace_file.h"
+#include "tracewire/twt/conn_twt.h"
+#include "tracewire/twt/twt_index.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

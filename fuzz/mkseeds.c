@@ -21,7 +21,7 @@
 
 #include "tracewire/cmd.h"
 #include "tracewire/error.h"
-#include "tracewire/host/trace_file.h"
+#include "tracewire/twt/trace_file.h"
 #include "tracewire/klog.h"
 #include "tracewire/logger.h"
 #include "tracewire/streamer.h"

@@ -46,9 +46,9 @@
 #include <unistd.h>
 
 #include "tracewire/error.h"
-#include "tracewire/host/conn.h"
-#include "tracewire/host/decoder.h"
-#include "tracewire/host/reader.h"
+#include "tracewire/io/conn.h"
+#include "tracewire/wire/decoder.h"
+#include "tracewire/wire/reader.h"
 #include "tw_sim.h"
 #include "tw_sim_link.h"
 

@@ -9,7 +9,7 @@
 
 #include <string.h>
 #include "tracewire/event.h"
-#include "tracewire/mti_host.h"
+#include "tracewire/model/mti_host.h"
 #include "tracewire/vocab.h"
 
 enum { FX_TASK_SWITCH = 4, FX_MUTEX = 5, FX_SEM = 6, FX_SEM_TASK = 7, FX_NAME = 0x104,

@@ -1,5 +1,5 @@
 /*
- * The analyses on scripted traces with known answers (tracewire/scenario.h;
+ * The analyses on scripted traces with known answers (tracewire/analysis/scenario.h;
  * docs/analyses.md derives the numbers): events go through the real trace
  * model and the "analysis" MTI plugin, exactly as `tracewire analyze`
  * feeds them after decoding.
@@ -12,9 +12,11 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include "tracewire/analysis.h"
-#include "tracewire/mti_host.h"
-#include "tracewire/scenario.h"
+#include "tracewire/analysis/analysis.h"
+#include "tracewire/events_gen.h"
+#include "tracewire/model/mti_host.h"
+#include "tracewire/analysis/report.h"
+#include "tracewire/analysis/scenario.h"
 
 #define US 1000ull
 #define MS 1000000ull
@@ -366,6 +368,173 @@ static void test_engine_direct(void **state)
   tw_an_destroy(a);
 }
 
+static struct tw_an_ev task_name(uint16_t task, uint32_t prio)
+{
+  struct tw_an_ev e = {.id = TW_EV_NAME, .task = TW_AN_NO_TASK, .obj = task, .type = TW_OBJ_TASK,
+                       .index = prio};
+  return e;
+}
+
+/* Issue 19 item 1: a task blocks on a mutex whose owner (task 40) this core
+ * has never seen, so the deadlock check grows the core's task table while
+ * block() still holds the blocked task. The inversion that starts at the
+ * block (a middle-priority task runs) must land on the live task: it is
+ * reported from the block to the switch back. Under ASan the stale pointer
+ * was a heap-use-after-free; without, the inversion start was lost. */
+static void test_block_on_unseen_owner(void **state)
+{
+  (void)state;
+  struct tw_an *a;
+  assert_int_equal(tw_an_create(&a, NULL), 0);
+  const struct tw_an_ev names[] = {task_name(1, 8), task_name(2, 5), task_name(40, 1)};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    tw_an_event(a, 0, &names[i]);
+  const struct tw_an_ev c1[] = {ev(10, TW_EV_TASK_SWITCH, TW_AN_NO_TASK, 0, 40),
+                                ev(20, TW_EV_MUTEX, 40, 1, TW_MUTEX_Lock)};
+  for (size_t i = 0; i < sizeof c1 / sizeof c1[0]; i++)
+    tw_an_event(a, 1, &c1[i]);
+  const struct tw_an_ev c0[] = {ev(30, TW_EV_TASK_SWITCH, TW_AN_NO_TASK, 0, 1),
+                                ev(35, TW_EV_TASK_SWITCH, TW_AN_NO_TASK, 0, 2),
+                                ev(40, TW_EV_MUTEX, 1, 1, TW_MUTEX_Block),
+                                ev(100, TW_EV_TASK_SWITCH, TW_AN_NO_TASK, 0, 1)};
+  for (size_t i = 0; i < sizeof c0 / sizeof c0[0]; i++)
+    tw_an_event(a, 0, &c0[i]);
+  tw_an_finish(a);
+  assert_int_equal(count_kind(a, TW_AN_PRIO_INVERSION), 1);
+  const struct tw_an_finding *f = first_kind(a, TW_AN_PRIO_INVERSION);
+  assert_int_equal(f->core, 0);
+  assert_int_equal(f->t0, 40 * US);
+  assert_int_equal(f->t1, 100 * US);
+  assert_int_equal(f->ns, 60 * US);
+  assert_true(has_task(f, 1) && has_task(f, 40) && has_task(f, 2));
+  tw_an_destroy(a);
+}
+
+/* Issue 19 item 2: a timestamp near 2^64 ns (one flipped bit) made the
+ * window width wrap to 0 and the engine loop forever; alarm() turns a hang
+ * back into a failure. The span is charged exactly, and each window's load
+ * stays a per-mille. */
+static void test_window_near_clock_end(void **state)
+{
+  (void)state;
+  struct tw_an *a;
+  assert_int_equal(tw_an_create(&a, NULL), 0);
+  struct tw_an_ev e[] = {ev(0, TW_EV_TASK_SWITCH, TW_AN_NO_TASK, 0, 1),
+                         ev(0, TW_EV_TASK_SWITCH, TW_AN_NO_TASK, 0, 2),
+                         ev(0, TW_EV_TASK_SWITCH, TW_AN_NO_TASK, 0, 1)};
+  e[1].t = UINT64_MAX - 1000;
+  e[2].t = UINT64_MAX;
+  alarm(60);
+  for (size_t i = 0; i < sizeof e / sizeof e[0]; i++)
+    tw_an_event(a, 0, &e[i]);
+  tw_an_finish(a);
+  alarm(0);
+  struct tw_an_task_stats t;
+  assert_int_equal(tw_an_task(a, 0, 1, &t), 0);
+  assert_true(t.cpu_ns == UINT64_MAX - 1000);
+  assert_int_equal(tw_an_task(a, 0, 2, &t), 0);
+  assert_int_equal(t.cpu_ns, 1000);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  assert_non_null(f);
+  tw_an_write_json(a, f);
+  assert_int_equal(fclose(f), 0);
+  const char *p = strstr(buf, "\"load_permille\":[");
+  assert_non_null(p); /* task 1's: busy in every window but the last */
+  p += strlen("\"load_permille\":[");
+  assert_int_equal(strtoul(p, NULL, 10), 1000);
+  for (char *q = (char *)p; *q && *q != ']'; q++) {
+    unsigned long v = strtoul(q, &q, 10);
+    assert_true(v <= 1000);
+    if (*q == ']')
+      break;
+  }
+  free(buf);
+  tw_an_destroy(a);
+}
+
+/* The page's column `id` (base64 of LEB128 zigzag deltas) summed back into
+ * times, as the page's script does; returns how many. */
+static size_t page_times(const char *html, const char *id, int64_t *out, size_t cap)
+{
+  char key[64];
+  snprintf(key, sizeof key, "id=\"%s\">", id);
+  const char *p = strstr(html, key);
+  assert_non_null(p);
+  p += strlen(key);
+  static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  uint8_t raw[256];
+  size_t nraw = 0;
+  uint32_t acc = 0;
+  int bits = 0;
+  for (; *p && *p != '<'; p++) {
+    const char *c = strchr(tab, *p);
+    if (!c)
+      continue; /* newlines, padding */
+    acc = acc << 6 | (uint32_t)(c - tab);
+    if ((bits += 6) >= 8) {
+      assert_true(nraw < sizeof raw);
+      raw[nraw++] = (uint8_t)(acc >> (bits -= 8));
+    }
+  }
+  size_t n = 0;
+  uint64_t sum = 0;
+  for (size_t i = 0; i < nraw && n < cap;) {
+    uint64_t v = 0;
+    for (int sh = 0; i < nraw; sh += 7) {
+      v |= (uint64_t)(raw[i] & 127) << sh;
+      if (!(raw[i++] & 128))
+        break;
+    }
+    sum += (v >> 1) ^ (0u - (v & 1));
+    memcpy(&out[n++], &sum, sizeof sum);
+  }
+  return n;
+}
+
+/* Issue 19 item 3: the report's times are ns from the trace's start; one
+ * damaged timestamp near 2^64 ns wrapped to a negative time and the delta
+ * to the next overflowed (UBSan). Times saturate at +-(2^62 - 1) ns
+ * (docs/analyses.md), so the page shows them in order, at the edge. */
+static void test_report_extreme_times(void **state)
+{
+  (void)state;
+  const uint64_t t0 = 1ull << 63, lim = (1ull << 62) - 1;
+  struct tw_an *a;
+  assert_int_equal(tw_an_create(&a, NULL), 0);
+  tw_an_finish(a);
+  struct tw_report *r;
+  struct tw_report_cfg cfg = {.t0 = t0, .t1 = t0 + 1000, .title = "extreme"};
+  assert_int_equal(tw_report_open(&r, &cfg), 0);
+  const uint64_t ts[] = {0, t0 + 10, t0 + lim + 7, UINT64_MAX};
+  const int64_t want[] = {-(int64_t)lim, 10, (int64_t)lim, (int64_t)lim};
+  for (size_t i = 0; i < 4; i++) {
+    struct tw_an_item it = {.kind = TW_AN_ITEM_EVENT, .t = ts[i], .lane_kind = TW_OBJ_TASK,
+                            .lane = 1, .id = TW_EV_TASK_SWITCH, .type = 1,
+                            .task = TW_AN_NO_TASK};
+    tw_report_item(r, &it);
+  }
+  struct tw_an_item run = {.kind = TW_AN_ITEM_STATE, .t = 0, .t1 = UINT64_MAX,
+                           .lane_kind = TW_OBJ_TASK, .lane = 1, .state = TW_AN_RUNNING};
+  tw_report_item(r, &run);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  assert_non_null(f);
+  assert_int_equal(tw_report_write(r, a, f), 0);
+  assert_int_equal(fclose(f), 0);
+  int64_t got[8];
+  assert_int_equal(page_times(buf, "tw-ev-t", got, 8), 4);
+  for (size_t i = 0; i < 4; i++)
+    assert_true(got[i] == want[i]);
+  assert_int_equal(page_times(buf, "tw-sg-t0", got, 8), 1);
+  assert_true(got[0] == -(int64_t)lim);
+  free(buf);
+  tw_report_close(r);
+  tw_an_destroy(a);
+}
+
 /* A loss inside an interrupt: the frame is closed at the gap (its LeaveInt
  * may be among the lost events), not charged to the end of the trace. */
 static void test_gap_closes_interrupts(void **state)
@@ -449,6 +618,9 @@ int main(void)
     cmocka_unit_test(test_hist_accuracy),
     cmocka_unit_test(test_engine_direct),
     cmocka_unit_test(test_gap_closes_interrupts),
+    cmocka_unit_test(test_block_on_unseen_owner),
+    cmocka_unit_test(test_window_near_clock_end),
+    cmocka_unit_test(test_report_extreme_times),
     cmocka_unit_test(test_plugin_library),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

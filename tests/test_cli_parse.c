@@ -1,6 +1,7 @@
 /*
  * The CLI's argument parsers shared by the commands (tools/cli.c):
- * sizes for synth --bytes and index --every, durations for record.
+ * sizes for synth --bytes and index --every, durations for record, strict
+ * counts for --window.
  */
 // tw-test-libs: tw_cli
 #include <setjmp.h>
@@ -40,11 +41,40 @@ static void seconds(void **state)
   assert_int_equal(cli_parse_seconds("2s"), -1);
 }
 
+/* Strict unsigned numbers (issue 19 item 4: `--window -1` became SIZE_MAX
+ * through strtoul and overflowed the merge). */
+static void strict_numbers(void **state)
+{
+  (void)state;
+  unsigned long long v = 99;
+  assert_int_equal(cli_parse_uint("4096", 1, 4096, &v), 0);
+  assert_int_equal(v, 4096);
+  assert_int_equal(cli_parse_uint("1", 1, 4096, &v), 0);
+  assert_int_equal(v, 1);
+  assert_int_equal(cli_parse_uint("18446744073709551615", 0, ~0ull, &v), 0);
+  assert_true(v == ~0ull);
+  static const char *const bad[] = {"-1", "abc", "", " 5", "+5", "5 ", "5x", "0", "4097",
+                                    "18446744073709551616", "99999999999999999999999"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    v = 99;
+    if (cli_parse_uint(bad[i], 1, 4096, &v) == 0)
+      fail_msg("'%s' accepted as %llu", bad[i], v);
+    assert_int_equal(v, 99); /* untouched */
+  }
+  size_t w = 0;
+  assert_int_equal(cli_parse_window("print", "1048576", &w), 0);
+  assert_int_equal(w, 1048576);
+  assert_int_equal(cli_parse_window("print", "-1", &w), -1); /* says so on stderr */
+  assert_int_equal(cli_parse_window("print", "1048577", &w), -1);
+  assert_int_equal(w, 1048576);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(sizes),
     cmocka_unit_test(seconds),
+    cmocka_unit_test(strict_numbers),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "tracewire/events_gen.h"
-#include "tracewire/export.h"
+#include "tracewire/export/export.h"
 #include "tracewire/error.h"
 
 static char dir[256];

@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include "host/helpers.h"
 #include "tracewire/error.h"
-#include "tracewire/mti_host.h"
+#include "tracewire/model/mti_host.h"
 #include "tracewire/trace.h"
 
 /* ---- a stream builder (the wire API only) ---- */

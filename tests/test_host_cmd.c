@@ -18,7 +18,7 @@
 #include "tracewire/klog.h"
 #include "tracewire/streamer.h"
 #include "tracewire/trace.h"
-#include "tracewire/host/cmd_client.h"
+#include "tracewire/wire/cmd_client.h"
 #include "tracewire/error.h"
 
 #define EP 0x0042u

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <cmocka.h>
 #include "host/helpers.h"
-#include "tracewire/host/merge.h"
+#include "tracewire/wire/merge.h"
 #include "tracewire/error.h"
 
 /* ---- a tiny packet builder ---- */
@@ -335,6 +335,66 @@ static void custom_events_from_declarations(void **state)
   free(s.data);
 }
 
+static size_t count_str(const char *s, const char *what)
+{
+  size_t n = 0;
+  for (const char *p = s; (p = strstr(p, what)) != NULL; p += strlen(what))
+    n++;
+  return n;
+}
+
+/* Issue 19 item 5: below 20 bytes the synthetic target's packet ended
+ * before its header and it wrote past the buffer; below about 700 its
+ * names and the custom declaration were silently left out. Now a size
+ * that cannot hold one record is refused (and never written past), and
+ * every size from the minimum up carries the whole preamble, snapshots
+ * split across packets where needed, decoded without a complaint. */
+static void synth_preamble_at_any_packet_size(void **state)
+{
+  (void)state;
+  static uint8_t buf[TW_EVPKT_MAX_BYTES + 64];
+  struct tw_synth g;
+  static const size_t bad[] = {1, 19, 20, TW_SYNTH_MIN_PKT_BYTES - 1, TW_EVPKT_MAX_BYTES + 1};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    struct tw_synth_cfg cfg = {.names = 1, .pkt_bytes = bad[i]};
+    assert_int_equal(tw_synth_init(&g, &cfg), TW_ERANGE);
+    memset(buf, 0xA5, sizeof buf);
+    size_t n = tw_synth_packet(&g, buf, sizeof buf); /* still safe: a bounded packet */
+    assert_true(n > 0 && n <= g.cfg.pkt_bytes);
+    for (size_t k = g.cfg.pkt_bytes; k < sizeof buf; k++)
+      assert_int_equal(buf[k], 0xA5);
+  }
+  assert_int_equal(tw_synth_init(&g, &(struct tw_synth_cfg){.names = 1}), 0);
+  assert_int_equal(tw_synth_packet(&g, buf, TW_SYNTH_MIN_PKT_BYTES - 1), 0);
+
+  static const size_t sizes[] = {TW_SYNTH_MIN_PKT_BYTES, 100, 160, 512, 1024};
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+    struct stream_buf s;
+    struct tw_synth_cfg cfg = {.names = 1, .pkt_bytes = sizes[i], .instances = 2};
+    synth_stream(&s, 120, &cfg);
+    for (size_t p = 0; p < s.npkts; p++)
+      assert_true(s.plen[p] <= sizes[i]);
+    struct text t;
+    struct tw_decoder *d = decode_mem(s.data, s.len, &t);
+    assert_int_equal(tw_decoder_nstreams(d), 2);
+    for (size_t k = 0; k < 2; k++) {
+      const struct tw_stream_stats *st = tw_decoder_stream(d, k);
+      assert_int_equal(st->snap_errors, 0);
+      assert_int_equal(st->unexplained, 0);
+      assert_int_equal(st->events_lost, 0);
+    }
+    assert_int_equal(t.ndiags, 0);
+    if (count_str(t.buf, "Name: {") != 12 || count_str(t.buf, "CustomDecl: {") != 2)
+      fail_msg("%zu-byte packets: %zu names, %zu declarations", sizes[i],
+               count_str(t.buf, "Name: {"), count_str(t.buf, "CustomDecl: {"));
+    assert_non_null(strstr(t.buf, "name = \"control_loop\" }"));
+    assert_non_null(strstr(t.buf, "Sensor: { channel = "));
+    tw_decoder_close(d);
+    free(t.buf);
+    free(s.data);
+  }
+}
+
 /* ---- byte order ---- */
 
 static void big_endian_payload_decodes_the_same(void **state)
@@ -465,6 +525,7 @@ int main(void)
     cmocka_unit_test(timestamp_32_bit_extended_across_wrap),
     cmocka_unit_test(snapshots_reassembled_and_gaps_reported),
     cmocka_unit_test(custom_events_from_declarations),
+    cmocka_unit_test(synth_preamble_at_any_packet_size),
     cmocka_unit_test(big_endian_payload_decodes_the_same),
     cmocka_unit_test(streams_merged_into_time_order),
     cmocka_unit_test(streamer_golden_files_decode_cleanly),

@@ -1,8 +1,8 @@
 /*
- * The time merge (src/host/merge.c) against a reference written the
+ * The time merge (src/wire/merge.c) against a reference written the
  * plainest way: hold events in an array, release the minimum on (time,
  * arrival order) by a linear scan when more than `window` are held, with
- * the same single-stream pass-through rule (include/tracewire/host/merge.h).
+ * the same single-stream pass-through rule (include/tracewire/wire/merge.h).
  * Random streams with ties across streams, timestamps going backwards
  * within a stream, bursts from one stream longer than the window, a stream
  * appearing late, strings that the producer overwrites after the push; the
@@ -16,7 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "tracewire/host/merge.h"
+#include "tracewire/error.h"
+#include "tracewire/wire/merge.h"
 
 #define MAXN 30000
 
@@ -189,11 +190,39 @@ static void late_streams_and_pass_through(void **state)
     run(windows[w], 4, 20000, 1, 77u + (unsigned)w);
 }
 
+/* Issue 19 item 4: window + 1 wrapped for SIZE_MAX (`print --window -1`),
+ * the storage came out empty and the first push wrote past it. Every
+ * window beyond the maximum is refused; the maximum itself works. */
+static void window_bounds(void **state)
+{
+  (void)state;
+  struct tw_merge *m = NULL;
+  static const size_t bad[] = {SIZE_MAX, SIZE_MAX - 1, (size_t)TW_MERGE_MAX_WINDOW + 1};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+    assert_int_equal(tw_merge_open(&m, bad[i], sink, &got), TW_ERANGE);
+  memset(&got, 0, sizeof got);
+  assert_int_equal(tw_merge_open(&m, TW_MERGE_MAX_WINDOW, sink, &got), 0);
+  struct tw_event ev;
+  memset(&ev, 0, sizeof ev);
+  for (uint32_t i = 0; i < 3; i++) {
+    ev.seq = i;
+    ev.time_ns = 30 - 10 * i; /* held: released in time order at the flush */
+    assert_int_equal(tw_merge_push(m, &ev), 0);
+  }
+  assert_int_equal(got.n, 0);
+  assert_int_equal(tw_merge_flush(m), 0);
+  assert_int_equal(got.n, 3);
+  assert_int_equal(got.o[0].seq, 2);
+  assert_int_equal(got.o[2].seq, 0);
+  tw_merge_close(m);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(same_order_as_the_reference),
     cmocka_unit_test(late_streams_and_pass_through),
+    cmocka_unit_test(window_bounds),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

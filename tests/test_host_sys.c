@@ -14,9 +14,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include "host/helpers.h"
-#include "tracewire/host/conn_twt.h"
-#include "tracewire/host/sys.h"
-#include "tracewire/host/trace_file.h"
+#include "tracewire/twt/conn_twt.h"
+#include "tracewire/io/sys.h"
+#include "tracewire/twt/trace_file.h"
 #include "tracewire/error.h"
 
 static struct tw_sys fault;

@@ -35,9 +35,9 @@
 #include "host/fake_target.h"
 #include "host/helpers.h"
 #include "tracewire/cmd.h"
-#include "tracewire/host/conn_twt.h"
-#include "tracewire/host/sys.h"
-#include "tracewire/host/trace_file.h"
+#include "tracewire/twt/conn_twt.h"
+#include "tracewire/io/sys.h"
+#include "tracewire/twt/trace_file.h"
 #include "tracewire/error.h"
 
 /* One session of a board that just booted: START, the whole stream, STOP

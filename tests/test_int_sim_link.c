@@ -23,9 +23,9 @@
 
 #include "tracewire/cmd.h"
 #include "tracewire/events_gen.h"
-#include "tracewire/host/conn.h"
-#include "tracewire/host/decoder.h"
-#include "tracewire/host/reader.h"
+#include "tracewire/io/conn.h"
+#include "tracewire/wire/decoder.h"
+#include "tracewire/wire/reader.h"
 #include "tracewire/trace.h"
 #include "tw_sim.h"
 #include "tw_sim_link.h"

@@ -13,8 +13,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <string.h>
-#include "tracewire/analysis.h"
-#include "tracewire/export.h"
+#include "tracewire/analysis/analysis.h"
+#include "tracewire/export/export.h"
 #include "tracewire/mti_plugin.h"
 
 struct seen {

@@ -13,11 +13,11 @@
 #include <cmocka.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tracewire/host/decoder.h"
-#include "tracewire/host/reader.h"
-#include "tracewire/host/conn.h"
-#include "tracewire/host/synth.h"
-#include "tracewire/mti_host.h"
+#include "tracewire/wire/decoder.h"
+#include "tracewire/wire/reader.h"
+#include "tracewire/io/conn.h"
+#include "tracewire/wire/synth.h"
+#include "tracewire/model/mti_host.h"
 
 static void test_sources_are_the_vocabulary(void **state)
 {

@@ -16,8 +16,8 @@
 #include "tracewire/error.h"
 #include "tracewire/events_gen.h"
 #include "tracewire/cmd.h"
-#include "tracewire/host/cmd_client.h"
-#include "tracewire/host/trace_file.h"
+#include "tracewire/wire/cmd_client.h"
+#include "tracewire/twt/trace_file.h"
 #include "tracewire/vocab.h"
 
 struct skips {
@@ -151,7 +151,7 @@ static void twt_refuses_huge_sizes(void **state)
   tw_store_le32(ch, TW_TWT_CHUNK_MAGIC);
   ch[4] = TW_TWT_DATA;
   tw_store_le32(ch + 8, len);
-  tw_store_le32(ch + 12, len ^ TW_TWT_DATA ^ 0x5457u); /* a consistent check word */
+  tw_store_le32(ch + 12, tw_twt_check_word(len, TW_TWT_DATA, 0)); /* a consistent check word */
   write_file(f, sizeof f);
   assert_int_equal(tw_twt_open(path, &r, err, sizeof err), 0);
   struct tw_twt_chunk c;

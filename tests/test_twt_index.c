@@ -27,11 +27,11 @@
 #include <unistd.h>
 #include "cli.h"
 #include "tracewire/cmd.h"
-#include "tracewire/host/synth.h"
-#include "tracewire/host/decoder.h"
+#include "tracewire/wire/synth.h"
+#include "tracewire/wire/decoder.h"
 #include "tracewire/uia.h"
-#include "tracewire/host/trace_file.h"
-#include "tracewire/host/twt_index.h"
+#include "tracewire/twt/trace_file.h"
+#include "tracewire/twt/twt_index.h"
 #include "tracewire/error.h"
 
 #define TRACE_BYTES (20u << 20)
@@ -190,14 +190,14 @@ static int span_event(void *ctx, const struct tw_event *ev)
 /* File bytes a windowed read of path reads. */
 static unsigned long long bytes_for(const char *path, long long from, long long to, int *indexed)
 {
-  struct cli_trace t;
-  assert_int_equal(cli_trace_open(&t, path), 0);
+  struct tw_input t;
+  assert_int_equal(tw_input_open(&t, path), 0);
   t.quiet = 1;
-  assert_int_equal(cli_trace_window(&t, from, to), 0);
+  assert_int_equal(tw_input_window(&t, from, to), 0);
   *indexed = t.indexed;
-  assert_int_equal(cli_trace_run(&t), 0);
-  unsigned long long n = cli_trace_bytes_read(&t);
-  cli_trace_close(&t);
+  assert_int_equal(tw_input_run(&t), 0);
+  unsigned long long n = tw_input_bytes_read(&t);
+  tw_input_close(&t);
   return n;
 }
 
@@ -213,12 +213,12 @@ static int setup(void **state)
   snprintf(tmp, sizeof tmp, "%s/tmp.twt", dir);
   write_trace(idx, EVERY);
   write_trace(plain, 0);
-  struct cli_trace t;
-  assert_int_equal(cli_trace_open(&t, plain), 0);
+  struct tw_input t;
+  assert_int_equal(tw_input_open(&t, plain), 0);
   t.quiet = 1;
   t.on_event = span_event;
-  assert_int_equal(cli_trace_run(&t), 0);
-  cli_trace_close(&t);
+  assert_int_equal(tw_input_run(&t), 0);
+  tw_input_close(&t);
   return 0;
 }
 

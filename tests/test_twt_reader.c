@@ -13,7 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include <unistd.h>
-#include "tracewire/host/trace_file.h"
+#include "tracewire/twt/trace_file.h"
 
 static void chunk_larger_than_the_buffer_after_open(void **state)
 {

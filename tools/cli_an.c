@@ -8,23 +8,23 @@
 #include "cli.h"
 #include "cli_an.h"
 #include "tracewire/error.h"
-#include "tracewire/host/merge.h"
-#include "tracewire/mti_host.h"
+#include "tracewire/wire/merge.h"
+#include "tracewire/model/mti_host.h"
 
 struct an_pass;
 
 struct diag_hook {
   struct an_pass *p;
-  struct cli_src *src;
+  struct tw_input_src *src;
   size_t index;
 };
 
 struct an_pass {
   struct tw_mti_system *sys;
   struct tw_an *an;
-  struct cli_trace pre, t;     /* opened in place: their sources point back at them */
+  struct tw_input pre, t;     /* opened in place: their sources point back at them */
   int have_pre;
-  struct diag_hook hooks[CLI_MAX_SOURCES];
+  struct diag_hook hooks[TW_INPUT_MAX_SOURCES];
 };
 
 static int feed(void *ctx, const struct tw_event *ev)
@@ -38,7 +38,7 @@ static int feed(void *ctx, const struct tw_event *ev)
 static void on_diag(void *ctx, const struct tw_diag *g)
 {
   struct diag_hook *h = ctx;
-  cli_diag(h->src, g);
+  tw_input_diag(h->src, g);
   if (g->stream < 0)
     return;
   int core = h->index == 0 ? g->stream : 0;
@@ -50,12 +50,12 @@ static void on_diag(void *ctx, const struct tw_diag *g)
 
 static int prescan(struct an_pass *p, const char *path, uint64_t *t0, uint64_t *t1)
 {
-  int rc = cli_trace_open(&p->pre, path);
+  int rc = tw_input_open(&p->pre, path);
   if (rc)
     return rc;
   p->have_pre = 1;
   p->pre.quiet = 1; /* the second pass reports problems */
-  rc = cli_trace_run(&p->pre);
+  rc = tw_input_run(&p->pre);
   if (rc == 0 && tw_mti_system_sync_decoder(p->sys, p->pre.d) < 0) {
     cli_err("out of memory");
     rc = TW_EXIT_ERROR;
@@ -81,12 +81,12 @@ static int prescan(struct an_pass *p, const char *path, uint64_t *t0, uint64_t *
 
 static int replay(struct an_pass *p, const struct cli_an *o)
 {
-  int rc = cli_trace_open(&p->t, o->path);
+  int rc = tw_input_open(&p->t, o->path);
   if (rc)
     return rc;
   p->t.quiet = o->quiet;
   for (size_t k = 0; k < p->t.nsrc; k++) {
-    struct cli_src *s = &p->t.src[k];
+    struct tw_input_src *s = &p->t.src[k];
     p->hooks[k] = (struct diag_hook){p, s, k};
     tw_decoder_on_diag(s->d, on_diag, &p->hooks[k]);
     /* A recorder may write the target's info (the clock) after the first
@@ -95,13 +95,13 @@ static int replay(struct an_pass *p, const struct cli_an *o)
       tw_decoder_set_freq(s->d, (uint16_t)p->pre.src[k].info[TW_INFO_ENDPOINT],
                           p->pre.src[k].info[TW_INFO_TS_FREQ_HZ]);
   }
-  rc = cli_trace_feed(&p->t, p->sys, o->window ? o->window : 4096, 1, feed, p);
+  rc = tw_input_feed(&p->t, p->sys, o->window ? o->window : 4096, 1, feed, p);
   if (rc < 0) {
     cli_err("%s: %s", o->path, tw_strerror(rc));
     rc = TW_EXIT_ERROR;
   }
   rc = rc ? rc : cli_trace_status(&p->t);
-  cli_trace_close(&p->t);
+  tw_input_close(&p->t);
   return rc;
 }
 
@@ -163,7 +163,7 @@ int cli_an_run(const struct cli_an *o)
     inst->vtbl->Release(inst);
   tw_mti_system_destroy(p->sys); /* the custom descriptors belong to pre's decoder: close after */
   if (p->have_pre)
-    cli_trace_close(&p->pre);
+    tw_input_close(&p->pre);
   free(p);
   return rc;
 }

@@ -4,7 +4,7 @@
 #define TRACEWIRE_TOOLS_CLI_AN_H
 
 #include <stdint.h>
-#include "tracewire/analysis.h"
+#include "tracewire/analysis/analysis.h"
 
 struct cli_an {
   const char *path;

@@ -11,9 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cli.h"
-#include "tracewire/export.h"
-#include "tracewire/host/merge.h"
-#include "tracewire/mti_host.h"
+#include "tracewire/export/export.h"
+#include "tracewire/wire/merge.h"
+#include "tracewire/model/mti_host.h"
 
 void tw_cli_export_help(FILE *f)
 {
@@ -30,7 +30,7 @@ void tw_cli_export_help(FILE *f)
         "  --packet-bytes N         CTF packet size (default 65536)\n"
         "  --clock-offset S         CTF: the target clock's zero, seconds since the epoch\n"
         "  --load-window S          perfetto/json: CPU-load window in seconds (default 0.001)\n"
-        "  --window N               merge lookahead in events (default 4096)\n"
+        "  --window N               merge lookahead in events, 1..1048576 (default 4096)\n"
         "  -q, --quiet              no per-problem lines, no progress bar\n"
         "  -h, --help               this text\n"
         "exit status: 0 ok, 1 error, 2 usage, 3 input damaged\n", f);
@@ -38,7 +38,7 @@ void tw_cli_export_help(FILE *f)
 
 struct exp {
   struct tw_mti_system *sys;
-  struct cli_trace pre, t;
+  struct tw_input pre, t;
   MTI_PluginInstance *pi;
   struct tw_export *x;
   int have_pre, have_t, progress;
@@ -89,11 +89,11 @@ static int feed(void *ctx, const struct tw_event *ev)
 static int prescan(struct exp *e, const char *path)
 {
   int rc;
-  if ((rc = cli_trace_open(&e->pre, path)) != 0)
+  if ((rc = tw_input_open(&e->pre, path)) != 0)
     return rc;
   e->have_pre = 1;
   e->pre.quiet = 1; /* the second pass reports problems */
-  if ((rc = cli_trace_run(&e->pre)) != 0)
+  if ((rc = tw_input_run(&e->pre)) != 0)
     return rc;
   for (size_t i = 0; i < e->pre.nsrc; i++)
     if (tw_mti_system_sync_decoder(e->sys, e->pre.src[i].d) < 0) {
@@ -160,14 +160,14 @@ static int instantiate(struct exp *e, const char *format, const char **kv, int n
 static int replay(struct exp *e, const char *path, const char *format, size_t window, int quiet)
 {
   struct stat st;
-  int rc = cli_trace_open(&e->t, path);
+  int rc = tw_input_open(&e->t, path);
   if (rc)
     return rc;
   e->have_t = 1;
   e->t.quiet = quiet;
   e->progress = !quiet && isatty(2);
   e->file_bytes = stat(path, &st) == 0 ? (unsigned long long)st.st_size : 0;
-  rc = cli_trace_feed(&e->t, e->sys, window, strcmp(format, "ctf") != 0, feed, e);
+  rc = tw_input_feed(&e->t, e->sys, window, strcmp(format, "ctf") != 0, feed, e);
   if (e->x)
     pass_loss(e);
   if (e->progress)
@@ -212,14 +212,17 @@ int tw_cli_export(int argc, char **argv)
       kv[nkv++] = c == 'c' ? "clock_offset_ns" : "load_window_ns";
       kv[nkv++] = num[c == 'l'];
       break;
-    case 'w': window = strtoul(optarg, NULL, 0); break;
+    case 'w':
+      if (cli_parse_window("export", optarg, &window) < 0)
+        return TW_EXIT_USAGE;
+      break;
     case 'q': quiet = 1; break;
     default: tw_cli_export_help(stderr); return TW_EXIT_USAGE;
     }
     if (nkv > 6)
       break;
   }
-  if (optind != argc - 1 || !format || !out || !*out || window == 0) {
+  if (optind != argc - 1 || !format || !out || !*out) {
     tw_cli_export_help(stderr);
     return TW_EXIT_USAGE;
   }
@@ -248,8 +251,8 @@ int tw_cli_export(int argc, char **argv)
   }
   tw_mti_system_destroy(e.sys);
   if (e.have_t)
-    cli_trace_close(&e.t);
+    tw_input_close(&e.t);
   if (e.have_pre)
-    cli_trace_close(&e.pre);
+    tw_input_close(&e.pre);
   return rc;
 }

@@ -16,9 +16,9 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
-#include "tracewire/host/trace_file.h"
-#include "tracewire/host/twt_index.h"
-#include "tracewire/host/sys.h"
+#include "tracewire/twt/trace_file.h"
+#include "tracewire/twt/twt_index.h"
+#include "tracewire/io/sys.h"
 #include "tracewire/error.h"
 
 void tw_cli_index_help(FILE *f)

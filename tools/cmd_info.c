@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
-#include "tracewire/host/twt_index.h"
+#include "tracewire/twt/twt_index.h"
 
 void tw_cli_info_help(FILE *f)
 {
@@ -49,13 +49,13 @@ int tw_cli_info(int argc, char **argv)
     tw_cli_info_help(stderr);
     return TW_EXIT_USAGE;
   }
-  struct cli_trace t;
-  int rc = cli_trace_open(&t, argv[1]);
+  struct tw_input t;
+  int rc = tw_input_open(&t, argv[1]);
   if (rc)
     return rc;
   t.quiet = 1;
-  if (cli_trace_run(&t)) {
-    cli_trace_close(&t);
+  if (tw_input_run(&t)) {
+    tw_input_close(&t);
     return TW_EXIT_ERROR;
   }
   printf("trace: %s (%s)\n", t.path, t.is_twt ? ".twt" : "raw packets");
@@ -65,7 +65,7 @@ int tw_cli_info(int argc, char **argv)
     print_index(t.path);
   }
   for (size_t k = 0; k < t.nsrc; k++) {
-    const struct cli_src *src = &t.src[k];
+    const struct tw_input_src *src = &t.src[k];
     struct tw_decoder *dec = src->d;
     if (t.is_twt)
       printf("source %d: %s\n", src->id < 0 ? 0 : src->id, src->uri[0] ? src->uri : "?");
@@ -110,6 +110,6 @@ int tw_cli_info(int argc, char **argv)
     }
   }
   rc = cli_trace_status(&t);
-  cli_trace_close(&t);
+  tw_input_close(&t);
   return rc;
 }

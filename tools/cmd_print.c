@@ -1,11 +1,11 @@
-/* `tracewire print`: one event per line (format: tracewire/host/format.h). */
+/* `tracewire print`: one event per line (format: tracewire/wire/format.h). */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include "cli.h"
-#include "tracewire/host/format.h"
-#include "tracewire/host/merge.h"
+#include "tracewire/wire/format.h"
+#include "tracewire/wire/merge.h"
 
 void tw_cli_print_help(FILE *f)
 {
@@ -17,7 +17,7 @@ void tw_cli_print_help(FILE *f)
         "  --filter event=NAME[,NAME...]  only these event kinds (Name or NAME)\n"
         "  --filter task=N|NAME           only events with a task field naming this task\n"
         "  --filter time=FROM..TO         only events in [FROM, TO] seconds (either may be empty)\n"
-        "  --window N                     merge lookahead in events (default 4096)\n"
+        "  --window N                     merge lookahead in events, 1..1048576 (default 4096)\n"
         "  -q, --quiet                    no per-problem lines on stderr\n"
         "  -h, --help                     this text\n"
         "exit status: 0 ok, 1 error, 2 usage, 3 input damaged\n", f);
@@ -26,7 +26,7 @@ void tw_cli_print_help(FILE *f)
 #define MAX_KINDS 32
 
 struct print_ctx {
-  struct cli_trace t;
+  struct tw_input t;
   const char *kinds[MAX_KINDS];
   size_t nkinds;
   const char *task;       /* number or name */
@@ -67,7 +67,7 @@ static int task_ok(const struct print_ctx *p, const struct tw_event *ev)
       continue;
     if (numeric && ev->values[i] == n)
       return 1;
-    const char *name = tw_decoder_name(cli_src_of(&p->t, ev)->d, ev->endpoint, TW_OBJ_TASK, ev->values[i]);
+    const char *name = tw_decoder_name(tw_input_src_of(&p->t, ev)->d, ev->endpoint, TW_OBJ_TASK, ev->values[i]);
     if (!numeric && name && !strcmp(name, p->task))
       return 1;
   }
@@ -85,7 +85,7 @@ static int on_event(void *ctx, const struct tw_event *ev)
     return 0;
   if (sizeof p->out - p->used < LINE_MAX_BYTES && flush_out(p) < 0)
     return TW_EIO;
-  const struct cli_src *src = cli_src_of(&p->t, ev);
+  const struct tw_input_src *src = tw_input_src_of(&p->t, ev);
   p->used += tw_event_format(p->out + p->used, LINE_MAX_BYTES, ev, src->d, p->prev_ns,
                              p->t.nsrc > 1 ? src->id : -1);
   p->prev_ns = ev->time_ns;
@@ -138,7 +138,12 @@ int tw_cli_print(int argc, char **argv)
         return TW_EXIT_USAGE;
       }
       break;
-    case 'w': window = strtoul(optarg, NULL, 0); break;
+    case 'w':
+      if (cli_parse_window("print", optarg, &window) < 0) {
+        free(p);
+        return TW_EXIT_USAGE;
+      }
+      break;
     case 'q': quiet = 1; break;
     default: tw_cli_print_help(stderr); free(p); return TW_EXIT_USAGE;
     }
@@ -148,25 +153,27 @@ int tw_cli_print(int argc, char **argv)
     free(p);
     return TW_EXIT_USAGE;
   }
-  int rc = cli_trace_open(&p->t, argv[optind]);
+  int rc = tw_input_open(&p->t, argv[optind]);
   if (rc) {
     free(p);
     return rc;
   }
   p->t.quiet = quiet;
-  if ((rc = cli_trace_window(&p->t, p->t_from, p->t_to)) != 0) {
-    cli_trace_close(&p->t);
+  if ((rc = tw_input_window(&p->t, p->t_from, p->t_to)) != 0) {
+    tw_input_close(&p->t);
     free(p);
     return rc;
   }
   struct tw_merge *m;
-  if (tw_merge_open(&m, window, on_event, p) < 0) {
-    cli_err("out of memory");
+  if ((rc = tw_merge_open(&m, window, on_event, p)) < 0) {
+    cli_err("print: merge of %zu events: %s", window, tw_strerror(rc));
+    tw_input_close(&p->t);
+    free(p);
     return TW_EXIT_ERROR;
   }
   p->t.on_event = tw_merge_push;
   p->t.ev_ctx = m;
-  rc = cli_trace_run(&p->t);
+  rc = tw_input_run(&p->t);
   if (rc == 0)
     rc = tw_merge_flush(m);
   if (rc == 0)
@@ -178,7 +185,7 @@ int tw_cli_print(int argc, char **argv)
   } else {
     rc = rc ? TW_EXIT_ERROR : cli_trace_status(&p->t);
   }
-  cli_trace_close(&p->t);
+  tw_input_close(&p->t);
   free(p);
   return rc;
 }

@@ -41,9 +41,9 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
-#include "tracewire/host/cmd_client.h"
-#include "tracewire/host/sys.h"
-#include "tracewire/host/trace_file.h"
+#include "tracewire/wire/cmd_client.h"
+#include "tracewire/io/sys.h"
+#include "tracewire/twt/trace_file.h"
 #include "tracewire/events_gen.h"
 #include "tracewire/error.h"
 
@@ -311,7 +311,7 @@ static int open_source(struct rec *R, struct rsrc *s, const char *uri, uint16_t 
   s->conn->reconnect = reconnect;
   if (s->conn->bound_port)
     fprintf(stderr, "tracewire record: listening on %s (port %d)\n", s->conn->name, s->conn->bound_port);
-  struct tw_decoder_cfg dcfg = { .max_streams = CLI_STREAMS };
+  struct tw_decoder_cfg dcfg = { .max_streams = TW_INPUT_STREAMS };
   if (tw_reader_open(&s->r, s->conn, NULL) < 0 || tw_decoder_open(&s->d, &dcfg) < 0) {
     cli_err("record: out of memory");
     return -1;

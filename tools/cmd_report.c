@@ -6,7 +6,7 @@
 #include "cli.h"
 #include "cli_an.h"
 #include "tracewire/error.h"
-#include "tracewire/report.h"
+#include "tracewire/analysis/report.h"
 
 void tw_cli_report_help(FILE *f)
 {

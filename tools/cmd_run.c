@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
-#include "tracewire/host/merge.h"
-#include "tracewire/mti_host.h"
+#include "tracewire/wire/merge.h"
+#include "tracewire/model/mti_host.h"
 
 void tw_cli_run_help(FILE *f)
 {
@@ -20,7 +20,7 @@ void tw_cli_run_help(FILE *f)
         "  --plugin PATH[@NAME]          load a plugin and instantiate it (repeatable)\n"
         "  --param TRACE.NAME.P=VALUE    instantiation parameter of instance NAME (repeatable);\n"
         "                                unknown names and out-of-range values are refused\n"
-        "  --window N                    merge lookahead in events (default 4096)\n"
+        "  --window N                    merge lookahead in events, 1..1048576 (default 4096)\n"
         "  -q, --quiet                   no per-problem lines on stderr\n"
         "  -h, --help                    this text\n"
         "exit status: 0 ok, 1 error, 2 usage (incl. refused plugin or parameter), 3 input damaged\n",
@@ -30,7 +30,7 @@ void tw_cli_run_help(FILE *f)
 struct run {
   struct tw_mti_system *sys;
   struct tw_mti_session *sess;
-  struct cli_trace pre, t;
+  struct tw_input pre, t;
   int have_pre;
 };
 
@@ -70,12 +70,12 @@ static int prescan(struct run *r, const char *path, int quiet)
   int rc;
   if (!strcmp(path, "-"))
     return 0;
-  if ((rc = cli_trace_open(&r->pre, path)) != 0)
+  if ((rc = tw_input_open(&r->pre, path)) != 0)
     return rc;
   r->have_pre = 1;
   r->pre.quiet = 1; /* the second pass reports problems */
   (void)quiet;
-  if ((rc = cli_trace_run(&r->pre)) != 0)
+  if ((rc = tw_input_run(&r->pre)) != 0)
     return rc;
   if (tw_mti_system_sync_decoder(r->sys, r->pre.d) < 0) {
     cli_err("out of memory");
@@ -86,17 +86,17 @@ static int prescan(struct run *r, const char *path, int quiet)
 
 static int replay(struct run *r, const char *path, size_t window, int quiet)
 {
-  int rc = cli_trace_open(&r->t, path);
+  int rc = tw_input_open(&r->t, path);
   if (rc)
     return rc;
   r->t.quiet = quiet;
-  rc = cli_trace_feed(&r->t, r->sys, window, 1, feed, r);
+  rc = tw_input_feed(&r->t, r->sys, window, 1, feed, r);
   if (rc < 0) {
     cli_err("run: %s: %s", path, tw_strerror(rc));
     rc = TW_EXIT_ERROR;
   }
   rc = rc ? rc : cli_trace_status(&r->t);
-  cli_trace_close(&r->t);
+  tw_input_close(&r->t);
   return rc;
 }
 
@@ -116,16 +116,17 @@ int tw_cli_run(int argc, char **argv)
       plugins[np++] = optarg;
     else if (c == 'P' && nparams < 256)
       params[nparams++] = optarg;
-    else if (c == 'w')
-      window = strtoul(optarg, NULL, 0);
-    else if (c == 'q')
+    else if (c == 'w') {
+      if (cli_parse_window("run", optarg, &window) < 0)
+        return TW_EXIT_USAGE;
+    } else if (c == 'q')
       quiet = 1;
     else {
       tw_cli_run_help(stderr);
       return TW_EXIT_USAGE;
     }
   }
-  if (optind != argc - 1 || np == 0 || window == 0) {
+  if (optind != argc - 1 || np == 0) {
     tw_cli_run_help(stderr);
     return TW_EXIT_USAGE;
   }
@@ -143,6 +144,6 @@ int tw_cli_run(int argc, char **argv)
   tw_mti_session_destroy(r.sess); /* instances report on Release */
   tw_mti_system_destroy(r.sys);
   if (r.have_pre)
-    cli_trace_close(&r.pre);
+    tw_input_close(&r.pre);
   return rc;
 }

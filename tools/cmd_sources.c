@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
-#include "tracewire/mti_host.h"
+#include "tracewire/model/mti_host.h"
 
 void tw_cli_sources_help(FILE *f)
 {
@@ -81,7 +81,7 @@ int tw_cli_sources(int argc, char **argv)
   char *only[64];
   int nonly = 0, brief = 0, c, rc = TW_EXIT_OK;
   struct tw_mti_system *sys;
-  struct cli_trace t;
+  struct tw_input t;
   optind = 1;
   while ((c = getopt_long(argc, argv, "s:b", opts, NULL)) != -1) {
     if (c == 's' && nonly < 64)
@@ -108,11 +108,11 @@ int tw_cli_sources(int argc, char **argv)
     tw_mti_system_destroy(sys);
     return TW_EXIT_OK;
   }
-  if ((rc = cli_trace_open(&t, argv[optind])) != 0) {
+  if ((rc = tw_input_open(&t, argv[optind])) != 0) {
     tw_mti_system_destroy(sys);
     return rc;
   }
-  rc = cli_trace_run(&t);
+  rc = tw_input_run(&t);
   if (rc == 0 && tw_mti_system_sync_decoder(sys, t.d) < 0) {
     cli_err("out of memory");
     rc = TW_EXIT_ERROR;
@@ -123,6 +123,6 @@ int tw_cli_sources(int argc, char **argv)
     rc = cli_trace_status(&t);
   }
   tw_mti_system_destroy(sys);
-  cli_trace_close(&t);
+  tw_input_close(&t);
   return rc;
 }

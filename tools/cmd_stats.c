@@ -21,7 +21,7 @@ struct kind_count { const struct tw_event_desc *desc; unsigned long long n; };
 struct task_count { uint16_t src, ep; uint32_t task; unsigned long long n; };
 
 struct stats_ctx {
-  struct cli_trace *t;
+  struct tw_input *t;
   struct kind_count kinds[MAX_KINDS];
   size_t nkinds;
   struct task_count tasks[MAX_TASKS];
@@ -46,7 +46,7 @@ static int on_event(void *ctx, const struct tw_event *ev)
       continue;
     if ((int)f == ev->desc->marker_field && tw_event_enum_name(ev->desc, ev->values[f]))
       break; /* EnterInt / LeaveInt: not a task */
-    uint16_t src = (uint16_t)(ev->stream / CLI_STREAMS);
+    uint16_t src = (uint16_t)(ev->stream / TW_INPUT_STREAMS);
     for (i = 0; i < s->ntasks && (s->tasks[i].task != ev->values[f] || s->tasks[i].ep != ev->endpoint ||
                                   s->tasks[i].src != src); i++)
       ;
@@ -90,8 +90,8 @@ int tw_cli_stats(int argc, char **argv)
     tw_cli_stats_help(stderr);
     return TW_EXIT_USAGE;
   }
-  struct cli_trace t;
-  int rc = cli_trace_open(&t, argv[optind]);
+  struct tw_input t;
+  int rc = tw_input_open(&t, argv[optind]);
   if (rc)
     return rc;
   t.quiet = quiet;
@@ -99,9 +99,9 @@ int tw_cli_stats(int argc, char **argv)
   s->t = &t;
   t.on_event = on_event;
   t.ev_ctx = s;
-  rc = cli_trace_run(&t);
+  rc = tw_input_run(&t);
   if (rc) {
-    cli_trace_close(&t);
+    tw_input_close(&t);
     free(s);
     return TW_EXIT_ERROR;
   }
@@ -166,7 +166,7 @@ int tw_cli_stats(int argc, char **argv)
     for (size_t i = 0; tw_decoder_unknown_at(t.src[k].d, i, &ep, &mod, &id, &n); i++)
       printf("unknown event id %u (module %u) from %04x: %llu records skipped\n", id, mod, ep, n);
   rc = cli_trace_status(&t);
-  cli_trace_close(&t);
+  tw_input_close(&t);
   free(s);
   return rc;
 }

@@ -51,17 +51,17 @@ static int count_event(void *ctx, const struct tw_event *ev)
 
 static int count(const char *path, struct counts *c)
 {
-  struct cli_trace t;
+  struct tw_input t;
   memset(c, 0, sizeof *c);
-  int rc = cli_trace_open(&t, path);
+  int rc = tw_input_open(&t, path);
   if (rc) {
-    cli_trace_close(&t);
+    tw_input_close(&t);
     return rc;
   }
   t.quiet = 1; /* the analysis pass reports problems */
   t.on_event = count_event;
   t.ev_ctx = c;
-  rc = cli_trace_run(&t);
+  rc = tw_input_run(&t);
   for (size_t k = 0; rc == 0 && k < t.nsrc; k++)
     for (size_t i = 0; i < tw_decoder_nstreams(t.src[k].d); i++) {
       const struct tw_stream_stats *s = tw_decoder_stream(t.src[k].d, i);
@@ -74,7 +74,7 @@ static int count(const char *path, struct counts *c)
         c->mixed_freq = 1;
       c->freq_hz = s->freq_hz;
     }
-  cli_trace_close(&t);
+  tw_input_close(&t);
   return rc < 0 ? TW_EXIT_ERROR : rc;
 }
 

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <time.h>
 #include "cli.h"
-#include "tracewire/host/synth.h"
+#include "tracewire/wire/synth.h"
 #include "tracewire/error.h"
 
 void tw_cli_synth_help(FILE *f)
@@ -17,7 +17,7 @@ void tw_cli_synth_help(FILE *f)
         "  --to URI              send them: tcp://H:P, udp://H:P (one packet per datagram), serial://DEV\n"
         "  --packets N           how many packets (default 100)\n"
         "  --bytes N[K|M|G]      instead: at least this many bytes\n"
-        "  --pkt-bytes N         packet size bound (default 1024)\n"
+        "  --pkt-bytes N         packet size bound, 72..65535 (default 1024)\n"
         "  --instances N         logger instances, round robin (default 1)\n"
         "  --drop-every N        a DROPS record every N events (default never)\n"
         "  --endpoints N         targets (endpoint addresses 1..N; default 1)\n"
@@ -72,7 +72,17 @@ int tw_cli_synth(int argc, char **argv)
         return TW_EXIT_USAGE;
       }
       break;
-    case 'p': cfg.pkt_bytes = strtoul(optarg, NULL, 0); break;
+    case 'p': {
+      unsigned long long v;
+      if (cli_parse_uint(optarg, TW_SYNTH_MIN_PKT_BYTES, TW_EVPKT_MAX_BYTES, &v) < 0) {
+        cli_err("synth: --pkt-bytes '%s': want %u to %u bytes (%u: the packet header, the "
+                "largest record and the footer)", optarg, TW_SYNTH_MIN_PKT_BYTES,
+                TW_EVPKT_MAX_BYTES, TW_SYNTH_MIN_PKT_BYTES);
+        return TW_EXIT_USAGE;
+      }
+      cfg.pkt_bytes = (size_t)v;
+      break;
+    }
     case 'i': cfg.instances = (uint16_t)strtoul(optarg, NULL, 0); break;
     case 'd': cfg.drop_every = (uint32_t)strtoul(optarg, NULL, 0); break;
     case 'N': cfg.names = 0; break;
@@ -90,6 +100,11 @@ int tw_cli_synth(int argc, char **argv)
     tw_cli_synth_help(stderr);
     return TW_EXIT_USAGE;
   }
+  struct tw_synth g;
+  if (tw_synth_init(&g, &cfg) < 0) { /* the options are checked above: a bug if so */
+    cli_err("synth: packet size %zu out of range", cfg.pkt_bytes);
+    return TW_EXIT_USAGE;
+  }
   struct tw_conn *dst = NULL;
   FILE *f = NULL;
   char err[512];
@@ -104,8 +119,6 @@ int tw_cli_synth(int argc, char **argv)
     cli_err("synth: %s: cannot create", out);
     return TW_EXIT_ERROR;
   }
-  struct tw_synth g;
-  tw_synth_init(&g, &cfg);
   static uint8_t buf[1 << 16];
   unsigned long long total = 0;
   int status = TW_EXIT_OK;

@@ -13,9 +13,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tracewire/host/decoder.h"
-#include "tracewire/host/reader.h"
-#include "tracewire/host/conn.h"
+#include "tracewire/wire/decoder.h"
+#include "tracewire/wire/reader.h"
+#include "tracewire/io/conn.h"
+#include "tracewire/twt/conn_twt.h"
 
 struct ctx {
   FILE *out;

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tracewire/mti.h"
-#include "tracewire/mti_host.h"
+#include "tracewire/model/mti_host.h"
 
 enum { P_FILE, P_MIN, NPARAMS };
 
@@ -173,7 +173,12 @@ static const char *inst_name(const MTI_PluginInstance *self)
 }
 
 static const struct MTI_PluginInstance_vtbl inst_vtbl = {
-  MTI_PluginInstance_IFREVISION, inst_obtain, inst_register, inst_release, inst_name};
+  .iVersion = MTI_PluginInstance_IFREVISION,
+  .ObtainInterface = inst_obtain,
+  .RegisterSimulation = inst_register,
+  .Release = inst_release,
+  .GetName = inst_name,
+};
 
 /* ---- factory ---- */
 
@@ -228,8 +233,14 @@ static const char *fac_prefix(MTI_PluginFactory *self)
 }
 
 static const struct MTI_PluginFactory_vtbl fac_vtbl = {
-  MTI_PluginFactory_IFREVISION, fac_obtain, fac_nparams, fac_infos, fac_instantiate,
-  fac_release, fac_prefix};
-static MTI_PluginFactory factory = {&fac_vtbl};
+  .iVersion = MTI_PluginFactory_IFREVISION,
+  .ObtainInterface = fac_obtain,
+  .GetNumberOfParameters = fac_nparams,
+  .GetParameterInfos = fac_infos,
+  .Instantiate = fac_instantiate,
+  .Release = fac_release,
+  .GetPrefix = fac_prefix,
+};
+static MTI_PluginFactory factory = {.vtbl = &fac_vtbl};
 
 TW_MTI_PLUGIN_EXPORT(&factory)

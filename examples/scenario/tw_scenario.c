@@ -1,12 +1,12 @@
 /* tw-scenario: a scripted RTOS trace with known answers, as raw UIA event
- * packets (tracewire/scenario.h). Example:
+ * packets (tracewire/analysis/scenario.h). Example:
  *   tw-scenario --cycles 50 --inversion 10 --drops 30 --deadlock -o demo.uia
  *   tracewire analyze demo.uia */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include "tracewire/error.h"
-#include "tracewire/scenario.h"
+#include "tracewire/analysis/scenario.h"
 
 static void usage(FILE *f)
 {

@@ -35,7 +35,7 @@
  * without calling any of its functions.
  *
  * Threads: the host calls everything from the thread that feeds the trace
- * (see tracewire/mti_host.h); callbacks run on that thread. Objects live as
+ * (see tracewire/model/mti_host.h); callbacks run on that thread. Objects live as
  * long as the simulation; plugins never free them.
  *
  * docs/mti.md explains the mapping and shows a complete minimal plugin.

@@ -6,7 +6,7 @@
  * values and state), their ObtainInterface, a runtime ParameterInterface
  * over the declared parameters, and the exported entry points.
  *
- * The plugin links the static tw_host library (only mti_simple.c and
+ * The plugin links the static tw_model library (only mti_simple.c and
  * mti_params.c are pulled in). Everything here is an addition on top of
  * tracewire/mti.h; a plugin can always implement the interfaces itself
  * (examples/plugins/switches.c does).
@@ -23,7 +23,7 @@
 #define TRACEWIRE_MTI_PLUGIN_H
 
 #include "tracewire/mti.h"
-#include "tracewire/mti_host.h"
+#include "tracewire/model/mti_host.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -76,7 +76,7 @@ extern const struct MTI_PluginFactory_vtbl tw_mti_factory_vtbl;
 
 /* Initializer of a struct tw_mti_factory for `desc` (a static object):
  * for a factory handed out by a function rather than exported. */
-#define TW_MTI_FACTORY_INIT(desc) {{&tw_mti_factory_vtbl}, &(desc)}
+#define TW_MTI_FACTORY_INIT(d_) {.base = {.vtbl = &tw_mti_factory_vtbl}, .desc = &(d_)}
 
 /* In one file of the plugin, after `static const struct tw_mti_plugin_desc d`. */
 #define TW_MTI_SIMPLE_PLUGIN(desc)                                                   \

@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "tracewire/analysis.h"
+#include "tracewire/analysis/analysis.h"
 
 enum { TW_AN_ID_INTERRUPT = 2, TW_AN_ID_TASK_SWITCH = 4, TW_AN_ID_MUTEX = 5,
        TW_AN_ID_LAST_RTOS = 17, TW_AN_ID_DROPS = 0x103, TW_AN_ID_NAME = 0x104 };

@@ -171,21 +171,27 @@ void tw__an_win_halve(uint64_t *w)
   memset(w + TW_AN_WINDOWS / 2, 0, sizeof *w * (TW_AN_WINDOWS / 2));
 }
 
+/* Widens the windows until t falls inside the series. Divides rather than
+ * multiplies: win_w * TW_AN_WINDOWS wraps for a span near 2^64 ns (a
+ * damaged timestamp), which once made this loop forever. */
 static void win_reach(struct an_core *c, uint64_t t)
 {
-  while (t >= c->t0 && t - c->t0 >= c->win_w * TW_AN_WINDOWS)
+  while (t >= c->t0 && (t - c->t0) / TW_AN_WINDOWS >= c->win_w)
     win_merge(c);
 }
 
-/* Adds [from, to) to window series w (split at window borders). */
+/* Adds [from, to) to window series w (split at window borders). The last
+ * border may lie beyond 2^64 ns: it saturates instead of wrapping back. */
 static void win_add(const struct an_core *c, uint64_t *w, uint64_t from, uint64_t to)
 {
   while (from < to) {
     uint64_t i = (from - c->t0) / c->win_w;
-    uint64_t end = c->t0 + (i + 1) * c->win_w;
+    if (i >= TW_AN_WINDOWS)
+      break; /* beyond the series: so is the rest */
+    uint64_t end = i + 1 > (UINT64_MAX - c->t0) / c->win_w ? UINT64_MAX
+                                                           : c->t0 + (i + 1) * c->win_w;
     uint64_t stop = to < end ? to : end;
-    if (i < TW_AN_WINDOWS)
-      w[i] += stop - from;
+    w[i] += stop - from;
     from = stop;
   }
 }
@@ -427,7 +433,11 @@ static void block(struct tw_an *a, int core, struct an_task *t, unsigned kind, u
     t->inv_seen = 0;
     t->inv_ns = 0;
     t->ninv_mid = 0;
+    uint16_t num = t->num;
     deadlock_check(a, core, t, now);
+    /* deadlock_check may meet a mutex owner this core has not seen yet and
+     * grow c->tasks: t may point into the freed array now. */
+    t = &c->tasks[num];
     inv_eval_one(a, c, t, now);
   }
 }

@@ -6,7 +6,7 @@
  * clamped to the exact [min, max]: relative error <= 1/(2*SUB).
  */
 #include <string.h>
-#include "tracewire/analysis.h"
+#include "tracewire/analysis/analysis.h"
 
 #define NB (TW_HIST_EXP * TW_HIST_SUB)
 

@@ -56,7 +56,9 @@ static void jload(FILE *f, const struct an_core *c, const uint64_t *w)
   unsigned n = nwin(c);
   fputc('[', f);
   for (unsigned i = 0; i < n; i++)
-    fprintf(f, "%s%u", i ? "," : "", w ? (unsigned)(w[i] * 1000 / c->win_w) : 0u);
+    /* win_w is 1000 ns times a power of two: dividing by win_w / 1000 is
+     * exact, and w[i] * 1000 would wrap for windows of months. */
+    fprintf(f, "%s%u", i ? "," : "", w ? (unsigned)(w[i] / (c->win_w / 1000)) : 0u);
   fputc(']', f);
 }
 

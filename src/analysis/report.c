@@ -1,5 +1,5 @@
 /*
- * The HTML report writer (tracewire/report.h).
+ * The HTML report writer (tracewire/analysis/report.h).
  *
  * The page is src/analysis/report_template.html, compiled in as a byte
  * array (the build turns it into tw_report_template.h). The writer copies
@@ -25,7 +25,7 @@
 #include <string.h>
 #include "an_internal.h"
 #include "tracewire/error.h"
-#include "tracewire/report.h"
+#include "tracewire/analysis/report.h"
 #include "tw_report_template.h"
 
 #define NO_LANE 0xFFFFu
@@ -188,9 +188,17 @@ void tw_report_close(struct tw_report *r)
   free(r);
 }
 
+/* Page times are ns from t0, saturated at +-REL_MAX (about 146 years) so
+ * that the difference of any two (the varint deltas, the interval lengths)
+ * fits an int64: a damaged timestamp near 2^64 ns once wrapped to a
+ * negative time and overflowed the delta (docs/analyses.md, "Report"). */
+#define REL_MAX (INT64_MAX / 2)
+
 static int64_t rel(const struct tw_report *r, uint64_t t)
 {
-  return t >= r->cfg.t0 ? (int64_t)(t - r->cfg.t0) : -(int64_t)(r->cfg.t0 - t);
+  uint64_t d = t >= r->cfg.t0 ? t - r->cfg.t0 : r->cfg.t0 - t;
+  int64_t m = d > (uint64_t)REL_MAX ? REL_MAX : (int64_t)d;
+  return t >= r->cfg.t0 ? m : -m;
 }
 
 static int bin_of(const struct tw_report *r, double t)
@@ -380,7 +388,7 @@ static void col_value(struct tw_report *r, struct b64 *b, const struct col *c, c
     break;
   case COL_DELTA:
     memcpy(&x, p + c->off, 8);
-    y = x - *prev;
+    y = x - *prev; /* both within +-REL_MAX: cannot overflow */
     *prev = x;
     put_varint(b, ((uint64_t)y << 1) ^ (0u - ((uint64_t)y >> 63))); /* zigzag, no signed shift */
     break;

@@ -1,12 +1,12 @@
 /*
- * Scripted traces with known answers (tracewire/scenario.h). A script is a
+ * Scripted traces with known answers (tracewire/analysis/scenario.h). A script is a
  * table of steps {time in us from the cycle start, event id, field values
  * in vocabulary order}; the cycle repeats, and the planted problems are
  * scripts of their own. docs/analyses.md derives the expected numbers.
  */
 #include <string.h>
 #include "tracewire/error.h"
-#include "tracewire/scenario.h"
+#include "tracewire/analysis/scenario.h"
 #include "tracewire/uia.h"
 #include "tracewire/vocab.h"
 

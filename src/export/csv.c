@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "export_internal.h"
-#include "tracewire/host/format.h"
+#include "tracewire/wire/format.h"
 
 #define CSV_KINDS 512
 

@@ -170,8 +170,8 @@ void tw_export_transport_loss(struct tw_export *x, uint16_t ep, uint16_t inst,
 
 /* ---- the front -------------------------------------------------------------- */
 
-int tw_export_open(struct tw_export **out, const struct tw_export_cfg *cfg, char *msg,
-                   size_t msglen)
+int tw_export_open(struct tw_export **out, const struct tw_export_cfg *cfg, char *err,
+                   size_t errcap)
 {
   const struct tw__export_ops *ops = NULL;
   struct tw_export *x;
@@ -181,8 +181,8 @@ int tw_export_open(struct tw_export **out, const struct tw_export_cfg *cfg, char
     if (!strcmp(cfg->format, ops_table[i]->name))
       ops = ops_table[i];
   if (!ops || !cfg->out || !*cfg->out) {
-    if (msg && msglen)
-      snprintf(msg, msglen, ops ? "no output path given"
+    if (err && errcap)
+      snprintf(err, errcap, ops ? "no output path given"
                                 : "unknown export format '%s' (ctf, perfetto, json, csv)",
                cfg->format ? cfg->format : "");
     return ops ? TW_EINVAL : TW_ENOENT;
@@ -198,8 +198,8 @@ int tw_export_open(struct tw_export **out, const struct tw_export_cfg *cfg, char
   if (!x->cfg.load_window_ns)
     x->cfg.load_window_ns = 1000000;
   if ((rc = ops->open(x)) < 0) {
-    if (msg && msglen)
-      snprintf(msg, msglen, "%s", x->msg);
+    if (err && errcap)
+      snprintf(err, errcap, "%s", x->msg);
     ops->free(x);
     free(x);
     return rc;
@@ -225,7 +225,7 @@ int tw_export_event(struct tw_export *x, const struct tw_event *ev)
   return rc < 0 ? rc : x->err;
 }
 
-int tw_export_close(struct tw_export *x, char *msg, size_t msglen)
+int tw_export_close(struct tw_export *x, char *err, size_t errcap)
 {
   int rc;
   if (!x)
@@ -233,8 +233,8 @@ int tw_export_close(struct tw_export *x, char *msg, size_t msglen)
   x->ops->finish(x);
   x->ops->free(x);
   rc = x->err;
-  if (rc && msg && msglen)
-    snprintf(msg, msglen, "%s", x->msg);
+  if (rc && err && errcap)
+    snprintf(err, errcap, "%s", x->msg);
   free(x->names);
   free(x);
   return rc;

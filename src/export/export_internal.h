@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include "tracewire/error.h"
 #include "tracewire/events_gen.h"
-#include "tracewire/export.h"
+#include "tracewire/export/export.h"
 #include "tracewire/vocab.h"
 
 

@@ -1,6 +1,6 @@
 /*
  * Every exporter as an MTI plugin (docs/mti.md): one factory per format,
- * built into tw_host (`tracewire export` instantiates it directly) and
+ * built into tw_export (`tracewire export` instantiates it directly) and
  * wrapped as libtw_export_<format>.so (src/export/plugins/) for
  * `tracewire run --plugin`.
  *
@@ -176,13 +176,13 @@ MTI_PluginFactory *tw_export_plugin_factory(const char *format)
   return i < 0 ? NULL : &factories[i].base;
 }
 
-int tw_export_plugin_status(const char *format, char *msg, size_t msglen)
+int tw_export_plugin_status(const char *format, char *err, size_t errcap)
 {
   int i = fmt_index(format);
   if (i < 0)
     return TW_ENOENT;
-  if (msg && msglen)
-    snprintf(msg, msglen, "%s", fmts[i].msg);
+  if (err && errcap)
+    snprintf(err, errcap, "%s", fmts[i].msg);
   return fmts[i].status;
 }
 

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "timeline.h"
-#include "tracewire/host/format.h"
+#include "tracewire/wire/format.h"
 
 struct js {
   struct tw__wfile w;

@@ -29,7 +29,7 @@
 #include <sys/socket.h>
 #include "host/helpers.h"
 #include "host/record_run.h"
-#include "tracewire/host/sys.h"
+#include "tracewire/io/sys.h"
 #include "tracewire/cmd.h"
 #include "tracewire/uia.h"
 

@@ -4,11 +4,11 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include "tracewire/host/decoder.h"
-#include "tracewire/host/format.h"
-#include "tracewire/host/reader.h"
-#include "tracewire/host/conn.h"
-#include "tracewire/host/synth.h"
+#include "tracewire/wire/decoder.h"
+#include "tracewire/wire/format.h"
+#include "tracewire/wire/reader.h"
+#include "tracewire/io/conn.h"
+#include "tracewire/wire/synth.h"
 
 #define MAX_PKTS 4096
 

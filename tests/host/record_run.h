@@ -16,8 +16,8 @@
 #include <sys/socket.h>
 #include "cli.h"
 #include "host/helpers.h"
-#include "tracewire/host/conn_twt.h"
-#include "tracewire/host/trace_file.h"
+#include "tracewire/twt/conn_twt.h"
+#include "tracewire/twt/trace_file.h"
 
 static char errpath[96];            /* record's stderr goes here */
 static unsigned long long rx_bytes; /* record's reads from its source (atomic) */

@@ -11,7 +11,7 @@ fi
 out="$b/fuzz_host"
 mkdir -p "$out/corpus"
 srcs=()
-for f in reader decoder format conn conn_mem sys; do srcs+=("$src/src/host/$f.c"); done
+for f in wire/reader wire/decoder wire/format io/conn io/conn_mem io/sys; do srcs+=("$src/src/$f.c"); done
 clang -std=c11 -g -O1 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
   -I"$src/include" "$src/fuzz/fuzz_host_decode.c" "${srcs[@]}" "$src"/src/common/*.c \
   -o "$out/fuzz_host"

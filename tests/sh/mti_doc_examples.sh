@@ -8,8 +8,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 cc=${CC:-cc}
-flags=$(sed -n 's/^C_FLAGS = //p' "$B/src/CMakeFiles/tw_host.dir/flags.make" 2>/dev/null || true)
-lib=$B/src/libtw_host.a
+flags=$(sed -n 's/^C_FLAGS = //p' "$B/src/CMakeFiles/tw_model.dir/flags.make" 2>/dev/null || true)
+lib=$B/src/libtw_model.a
 [ -f "$lib" ] || fail "no $lib"
 awk -v dir="$tmp" '/^```c$/ {n++; f=dir "/ex" n ".c"; on=1; next} /^```$/ {on=0} on {print > f}' \
   "$S/docs/mti.md"

@@ -1,0 +1,216 @@
+/*
+ * Analyses of an RTOS trace: task states, CPU load, interrupts, release
+ * latency, per-object statistics, detectors (priority inversion,
+ * deadlock, starvation, blocked at end) and the loss report.
+ * docs/analyses.md defines every number and rule.
+ *
+ * Shape: a streaming engine (struct tw_an) fed one normalised event at a
+ * time, in time order per core. It keeps per-object state and bounded
+ * summaries (log-bucket histograms, fixed window arrays), never the
+ * events, so memory grows with the number of tasks and objects, not with
+ * trace length. The engine is driven by the MTI plugin "analysis"
+ * (tw_an_plugin_factory(); built into the CLI and exported as
+ * libanalysis.so for `tracewire run`), which reads the model's records.
+ *
+ * An optional observer sees each timeline item (an event with its lane
+ * and marker, a task or interrupt state change) as the engine derives
+ * it; the HTML report (tracewire/analysis/report.h) is such an observer.
+ *
+ * Context: one thread per engine; not reentrant; nothing is ISR-safe.
+ * Errors: int 0 or a negative TW_E* (tracewire/error.h).
+ */
+#ifndef TRACEWIRE_ANALYSIS_ANALYSIS_H
+#define TRACEWIRE_ANALYSIS_ANALYSIS_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "tracewire/mti.h"
+#include "tracewire/vocab.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TW_AN_NO_TASK 0xFFFFu
+#define TW_AN_IRQ_UNKNOWN 0xFFFFFFFFu /* interrupt entered without an INTERRUPT event */
+#define TW_AN_WINDOWS 128             /* CPU-load windows kept (widths double as needed) */
+
+/* ---- log-bucket histogram ---------------------------------------------- */
+
+/* Values (ns) in buckets of 1/TW_HIST_SUB of a power of two: a percentile
+ * is reported as its bucket's midpoint clamped to [min, max], within
+ * 1/(2*TW_HIST_SUB) = 3.1% of the exact value; values below 2*TW_HIST_SUB
+ * are exact. min, max, mean and count are exact. Fixed size (5 KiB). */
+#define TW_HIST_SUB 16
+#define TW_HIST_EXP 42 /* buckets up to 2^45 ns (9.7 h); larger values count in the top one */
+struct tw_hist {
+  uint64_t n, min, max;
+  double sum;
+  uint64_t b[TW_HIST_EXP * TW_HIST_SUB];
+};
+void tw_hist_add(struct tw_hist *h, uint64_t v);
+/* p in [0, 100]; 0 when empty. */
+uint64_t tw_hist_pct(const struct tw_hist *h, double p);
+double tw_hist_mean(const struct tw_hist *h);
+/* Bucket i's lower bound (for drawing the histogram). */
+uint64_t tw_hist_bucket_lo(unsigned i);
+
+/* ---- the engine --------------------------------------------------------- */
+
+enum tw_an_state { TW_AN_UNKNOWN, TW_AN_RUNNING, TW_AN_READY, TW_AN_BLOCKED, TW_AN_SUSPENDED,
+                   TW_AN_NSTATES };
+
+enum tw_an_finding_kind { TW_AN_PRIO_INVERSION, TW_AN_DEADLOCK, TW_AN_STARVATION,
+                          TW_AN_BLOCKED_AT_END, TW_AN_NKINDS };
+
+enum tw_an_loss_cause { TW_AN_LOSS_RING, TW_AN_LOSS_PACKETS, TW_AN_LOSS_UNEXPLAINED,
+                        TW_AN_NCAUSES };
+
+#define TW_AN_MAX_INVOLVED 8
+struct tw_an_finding {
+  enum tw_an_finding_kind kind;
+  int core;
+  uint64_t t0, t1;           /* the exact window (ns); t1 = end of trace when still open */
+  uint64_t ns;               /* inverted time (inversion), wait (starvation, blocked) */
+  int across_gap;            /* events were lost inside [t0, t1] (or before, for a state
+                                the finding relies on): the conclusion may be wrong */
+  int ntasks, nobjs;
+  uint16_t tasks[TW_AN_MAX_INVOLVED];   /* inversion: high, low (owner), middle... */
+  uint8_t obj_kinds[TW_AN_MAX_INVOLVED]; /* enum tw_obj_kind */
+  uint16_t objs[TW_AN_MAX_INVOLVED];
+};
+
+struct tw_an_loss {
+  enum tw_an_loss_cause cause;
+  int core;
+  uint64_t t;                /* time of the first event after the loss */
+  uint64_t count;            /* events (packets for TW_AN_LOSS_PACKETS) */
+};
+
+/* A normalised RTOS event: what the plugin reads from a model record. */
+struct tw_an_ev {
+  uint64_t t;                /* ns */
+  uint16_t id;               /* vocabulary id (TASK_SWITCH = 4, ...) */
+  uint16_t task;             /* task field, or TW_AN_NO_TASK */
+  uint32_t obj;              /* object field (mutex, sem, irq, ...), NAME.number */
+  uint32_t type;             /* type field / TASK_SWITCH task value / NAME.kind */
+  uint32_t index;            /* multi-object input index, NAME.prio, DROPS.count */
+  const char *str;           /* NAME.name */
+  size_t str_len;
+};
+
+/* Timeline items for observers. lane_kind is TW_OBJ_TASK, TW_OBJ_IRQ or an
+ * object kind; lane is its number. */
+enum tw_an_item_kind { TW_AN_ITEM_EVENT, TW_AN_ITEM_STATE, TW_AN_ITEM_IRQ };
+struct tw_an_item {
+  enum tw_an_item_kind kind;
+  int core;
+  uint64_t t, t1;            /* t1: end of a STATE / IRQ interval */
+  uint8_t lane_kind;
+  uint32_t lane;
+  /* EVENT: */
+  uint16_t id;
+  uint32_t type;
+  enum tw_marker marker;
+  uint8_t obj_kind;
+  uint32_t obj, task, index;
+  /* STATE (task lanes): new state and, for BLOCKED, what it waits on.
+   * IRQ (irq lanes): state RUNNING at entry (depth = nesting), UNKNOWN at exit. */
+  enum tw_an_state state;
+  uint8_t wait_kind;
+  uint32_t wait_obj;
+  int depth;
+};
+typedef void (*tw_an_observer)(void *ctx, const struct tw_an_item *it);
+
+struct tw_an_cfg {
+  uint64_t starve_ns;        /* starvation threshold; 0: 100 ms */
+};
+
+struct tw_an;
+
+int tw_an_create(struct tw_an **out, const struct tw_an_cfg *cfg);
+void tw_an_destroy(struct tw_an *a);
+void tw_an_observe(struct tw_an *a, tw_an_observer fn, void *ctx);
+/* One event of core `core` (0..). Events of one core come in time order. */
+void tw_an_event(struct tw_an *a, int core, const struct tw_an_ev *ev);
+/* Loss the decoder saw (packet gaps, unexplained sequence gaps) before the
+ * core's next event; DROPS events arrive through tw_an_event. */
+void tw_an_loss(struct tw_an *a, int core, enum tw_an_loss_cause cause, uint64_t count);
+/* Closes open intervals at the last event's time and runs the end-of-trace
+ * detectors. Further events are ignored. */
+void tw_an_finish(struct tw_an *a);
+/* Name of core i for output ("board.cpu0"); copied. */
+void tw_an_set_core_name(struct tw_an *a, int core, const char *name);
+
+/* Results (valid after tw_an_finish). */
+size_t tw_an_nfindings(const struct tw_an *a);
+const struct tw_an_finding *tw_an_finding_at(const struct tw_an *a, size_t i);
+size_t tw_an_nlosses(const struct tw_an *a);
+const struct tw_an_loss *tw_an_loss_at(const struct tw_an *a, size_t i);
+uint64_t tw_an_lost(const struct tw_an *a, enum tw_an_loss_cause cause);
+/* Name of an object ("mutex 3" style fallback written into buf). */
+const char *tw_an_name(const struct tw_an *a, enum tw_obj_kind kind, uint32_t number,
+                       char *buf, size_t cap);
+const char *tw_an_finding_name(enum tw_an_finding_kind k); /* "priority_inversion" */
+const char *tw_an_state_name(enum tw_an_state s);           /* "running" */
+
+/* Queries used by tests and the report. -1 / NULL when unknown. */
+struct tw_an_task_stats {
+  uint16_t task;
+  int prio;                  /* -1: no NAME record */
+  enum tw_an_state state;    /* at the end */
+  uint8_t wait_kind;
+  uint32_t wait_obj;
+  uint64_t ns[TW_AN_NSTATES]; /* time in each state */
+  uint64_t cpu_ns;           /* CPU time (running, interrupts excluded) */
+  uint64_t switches_in;
+  const struct tw_hist *latency; /* ISR release -> running */
+};
+int tw_an_task(const struct tw_an *a, int core, uint16_t task, struct tw_an_task_stats *out);
+struct tw_an_obj_stats {
+  uint8_t kind;
+  uint32_t obj;
+  uint64_t count[8];         /* events per type value (0..7) */
+  uint64_t blocks, releases, contended;
+  int max_depth;             /* mutex: deepest recursive lock */
+  const struct tw_hist *hold; /* mutex only */
+  const struct tw_hist *wait; /* blocked time, all kinds */
+};
+int tw_an_obj(const struct tw_an *a, enum tw_obj_kind kind, uint32_t obj,
+              struct tw_an_obj_stats *out);
+struct tw_an_irq_stats {
+  uint32_t irq;
+  uint64_t count, nested, cpu_ns;
+  uint64_t cut;              /* frames closed at a loss gap (duration unknown) */
+  int max_depth;
+  const struct tw_hist *dur;
+};
+int tw_an_irq(const struct tw_an *a, int core, uint32_t irq, struct tw_an_irq_stats *out);
+struct tw_an_core_stats {
+  uint64_t t0, t1, events, switches, isr_ns, unknown_ns;
+  int max_nesting;
+  const struct tw_hist *latency;
+};
+int tw_an_core(const struct tw_an *a, int core, struct tw_an_core_stats *out);
+int tw_an_ncores(const struct tw_an *a);
+
+/* Output: a human summary, or the full results as one JSON object
+ * (docs/analyses.md, "JSON"). */
+void tw_an_write_text(const struct tw_an *a, FILE *f);
+void tw_an_write_json(const struct tw_an *a, FILE *f);
+
+/* ---- the MTI plugin ------------------------------------------------------- */
+
+/* The factory of the "analysis" plugin. Parameters: starve_ms (INT),
+ * json (BOOL: JSON instead of text), file (STRING: output on Release, "-"
+ * stdout, "" none). */
+MTI_PluginFactory *tw_an_plugin_factory(void);
+/* The engine behind an instance this factory made (NULL for others). */
+struct tw_an *tw_an_plugin_engine(MTI_PluginInstance *inst);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

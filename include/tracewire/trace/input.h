@@ -1,0 +1,105 @@
+/*
+ * A recorded trace opened for reading: a .twt (one or several sources, a
+ * time index) or a raw packet file, framed and decoded, events to one
+ * consumer in an order a small merge can sort.
+ *
+ * A trace recorded from several connections (record --from A --from B)
+ * holds one byte stream per source id; each is framed and decoded on its
+ * own (their endpoints may even have the same address), and the events
+ * are merged. Events the consumer sees carry stream = source *
+ * TW_INPUT_STREAMS + the decoder's stream index.
+ *
+ * Errors: damage in the input is counted (damage) and, unless quiet, said
+ * on stderr one line each, naming the file, source, offset and stream.
+ * Failures are said on stderr too ("tracewire: <file>: ...") and returned
+ * as TW_INPUT_REPORTED, so a caller does not report them twice.
+ *
+ * Context: one thread per struct tw_input. The struct is opened in place
+ * (its sources point back at it): do not copy or move it while open.
+ */
+#ifndef TRACEWIRE_TRACE_INPUT_H
+#define TRACEWIRE_TRACE_INPUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "tracewire/cmd.h"
+#include "tracewire/io/conn.h"
+#include "tracewire/wire/decoder.h"
+#include "tracewire/wire/reader.h"
+#include "tracewire/twt/twt_index.h"
+
+/* A failure already written on stderr (the CLI's exit status for it, 1).
+ * Positive, so it cannot be mistaken for a TW_E* code a consumer returns. */
+#define TW_INPUT_REPORTED 1
+
+/* The index is made for readers like this one: same limits. */
+#define TW_INPUT_MAX_SOURCES TW_TWT_INDEX_SOURCES
+#define TW_INPUT_STREAMS TW_TWT_INDEX_STREAMS
+
+struct tw_input;
+
+struct tw_input_src {
+  struct tw_input *t;
+  int id;                      /* .twt source id; -1: every DATA chunk (raw file) */
+  struct tw_conn *conn;
+  struct tw_reader *r;
+  struct tw_decoder *d;
+  int done;
+  uint64_t last_ns;            /* time of its last event: the scheduler's key */
+  uint32_t info[TW_INFO_WORDS];
+  int have_info;
+  char uri[256];
+};
+
+struct tw_input {
+  const char *path;
+  struct tw_input_src src[TW_INPUT_MAX_SOURCES];
+  size_t nsrc;
+  struct tw_decoder *d;        /* src[0].d: the decoder of a single-source trace */
+  int is_twt;
+  int quiet;                   /* suppress per-diagnostic lines */
+  unsigned long long damage;   /* skips, bad records, snapshot errors, truncation */
+  unsigned long long diags;
+  int have_end, truncated;
+  int indexed;                 /* tw_input_window() used the time index */
+  unsigned long long index_bytes;
+  tw_event_fn on_event;        /* the consumer, set before run */
+  void *ev_ctx;
+};
+
+/* Open path ("-": raw packets on stdin). 0 or TW_INPUT_REPORTED; closing
+ * after a failed open is allowed. */
+int tw_input_open(struct tw_input *t, const char *path);
+/* Decode to the end, events to t->on_event (several sources: the one
+ * behind in time goes next). Returns 0, the consumer's value, a negative
+ * TW_E* from a source that failed silently (TW_EIO), or TW_INPUT_REPORTED. */
+int tw_input_run(struct tw_input *t);
+struct tw_mti_system;
+/* Run the trace into a trace model: start sys, decode everything, events
+ * to feed(ctx, ev) in time order through a merge of `window` events (or
+ * straight, each stream in its own order, when merged is 0), flush, stop.
+ * Returns what tw_input_run() does, feed's value, or TW_ENOMEM, TW_ERANGE
+ * (no merge). */
+int tw_input_feed(struct tw_input *t, struct tw_mti_system *sys, size_t window, int merged,
+                  tw_event_fn feed, void *ctx);
+/* Only events in [from, to] ns are wanted (-1: open end), so a .twt with
+ * a time index (docs/trace-file.md) may be read from a point before from
+ * up to a point after to instead of whole: the events in the window come
+ * out exactly as a full read gives them. An index that does not hold up
+ * is said in one line and the file read whole. Call after open, before
+ * run. 0 or TW_INPUT_REPORTED. */
+int tw_input_window(struct tw_input *t, long long from, long long to);
+/* File bytes read so far (the index included). */
+unsigned long long tw_input_bytes_read(const struct tw_input *t);
+/* The source (and so the decoder: names, streams) an event came from. */
+static inline const struct tw_input_src *tw_input_src_of(const struct tw_input *t,
+                                                         const struct tw_event *ev)
+{
+  return &t->src[ev->stream / TW_INPUT_STREAMS];
+}
+void tw_input_close(struct tw_input *t);
+/* The diagnostics printer open() installs on every decoder (ctx: the
+ * struct tw_input_src); callers that hook diagnostics chain to it. */
+void tw_input_diag(void *ctx, const struct tw_diag *d);
+
+#endif

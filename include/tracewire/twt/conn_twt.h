@@ -1,0 +1,31 @@
+/* A .twt file as a connection (its DATA chunks as the byte stream), and its
+ * extra: the chunks that are not stream bytes. */
+#ifndef TRACEWIRE_TWT_CONN_TWT_H
+#define TRACEWIRE_TWT_CONN_TWT_H
+
+#include "tracewire/io/conn.h"
+#include "tracewire/twt/trace_file.h"
+
+/* A .twt trace file (trace_file.h) as the byte stream of one source id
+ * (-1: every source's chunks in file order). Lives with the file format,
+ * above the transports: io/ knows nothing of .twt. */
+int tw_conn_twt_open(const char *path, int source_id, struct tw_conn **out, char *err, size_t errcap);
+
+/* Called for every SOURCE/INFO/NOTE/END chunk (c set, err 0), and once for
+ * a truncated or damaged tail (c NULL, err TW_ETRUNC/TW_EBADMSG, msg says
+ * where). Same thread as the reads. */
+typedef void (*tw_twt_chunk_fn)(void *ctx, const struct tw_twt_chunk *c, int err, const char *msg);
+/* Only for sources from tw_conn_twt_open(). */
+void tw_conn_twt_on_chunk(struct tw_conn *s, tw_twt_chunk_fn fn, void *ctx);
+
+/* Start at a time index's resume point (twt_index.h): chunks from file
+ * offset foff, where the source's stream offset is soff; the bytes before
+ * stream offset resume are dropped. Before the first read; TW_EINVAL. */
+int tw_conn_twt_seek(struct tw_conn *s, unsigned long long foff, unsigned long long soff,
+                     unsigned long long resume);
+/* The stream ends at stream offset stop (a packet boundary). */
+void tw_conn_twt_limit(struct tw_conn *s, unsigned long long stop);
+/* File bytes read so far. */
+unsigned long long tw_conn_twt_bytes_read(const struct tw_conn *s);
+
+#endif

@@ -1,0 +1,87 @@
+/*
+ * The framing reader: turns a byte source into UIA packets.
+ *
+ * A packet is recognised by its header type and length and confirmed by
+ * tw_pkt_parse() (footer magic and length, reserved bits). Anything else is
+ * skipped one byte at a time until the next valid packet, and the skipped
+ * region is reported once, as (stream offset, byte count, reason), where the
+ * reason is why the first candidate of the region was rejected. A damaged
+ * packet therefore costs exactly its own bytes: the scan restarts at its
+ * second byte, so the next intact packet is always found.
+ *
+ * InvalidData padding after a valid packet is skipped silently (counted in
+ * the stats) when it passes the checks in reader.c's design note.
+ *
+ * Memory: one buffer of max_pkt_bytes + read_bytes, allocated at open. A
+ * length field larger than max_pkt_bytes is rejected before anything is
+ * read or allocated for it.
+ *
+ * Context: one thread per reader. Packets point into the reader's buffer and
+ * stay valid until the next tw_reader_next() call.
+ */
+#ifndef TRACEWIRE_WIRE_READER_H
+#define TRACEWIRE_WIRE_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "tracewire/uia.h"
+#include "tracewire/io/conn.h"
+
+struct tw_reader_cfg {
+  size_t max_pkt_bytes; /* bound on any length field; 0: TW_EVPKT_MAX_BYTES */
+  size_t read_bytes;    /* bytes asked of the source per read; 0: 256 KiB */
+};
+
+struct tw_skip {
+  unsigned long long offset; /* stream offset of the first skipped byte */
+  unsigned long long count;  /* bytes skipped */
+  int reason;                /* TW_E*: why the first candidate failed */
+  uint32_t word;             /* the first word at offset (host order), for the message */
+};
+
+typedef void (*tw_skip_fn)(void *ctx, const struct tw_skip *skip);
+typedef void (*tw_tap_fn)(void *ctx, const void *bytes, size_t n);
+
+struct tw_reader_stats {
+  unsigned long long bytes;        /* delivered by the source */
+  unsigned long long packets;      /* valid packets returned */
+  unsigned long long skipped;      /* bytes skipped */
+  unsigned long long skips;        /* skipped regions */
+  unsigned long long padding;      /* InvalidData padding bytes (not damage) */
+};
+
+struct tw_reader;
+
+int tw_reader_open(struct tw_reader **out, struct tw_conn *src, const struct tw_reader_cfg *cfg);
+void tw_reader_close(struct tw_reader *r); /* does not close the source */
+/* Called for every skipped region, before the packet that ends it. */
+void tw_reader_on_skip(struct tw_reader *r, tw_skip_fn fn, void *ctx);
+/* Called with every run of bytes the source delivers (the recorder stores
+ * them as received, corruption included). */
+void tw_reader_on_bytes(struct tw_reader *r, tw_tap_fn fn, void *ctx);
+
+/* Next valid packet: 1 (*pkt filled), TW_EAGAIN when the source had nothing
+ * within timeout_ms, TW_EOF at the end (trailing bytes reported as a skip
+ * first), or a source error. */
+int tw_reader_next(struct tw_reader *r, struct tw_pkt *pkt, int timeout_ms);
+
+/* Stream offset and ordinal (0-based) of the packet last returned. */
+unsigned long long tw_reader_pkt_offset(const struct tw_reader *r);
+unsigned long long tw_reader_pkt_number(const struct tw_reader *r);
+const struct tw_reader_stats *tw_reader_stats(const struct tw_reader *r);
+struct tw_conn *tw_reader_conn(const struct tw_reader *r);
+
+/* Where a reader that starts here would frame exactly as this one goes on
+ * (a .twt time index records it): *off the stream offset of the next
+ * unread byte, *num the last packet's ordinal. Returns 1 or 0 (whether the last
+ * thing read was a valid packet, which decides how padding right here is
+ * taken), TW_EAGAIN while bytes are being skipped or a cut is pending. */
+int tw_reader_resume_point(const struct tw_reader *r, unsigned long long *off, unsigned long long *num);
+/* Make a fresh reader (nothing read yet) go on from such a point: its
+ * source must deliver the stream from byte off on. TW_EINVAL if it read. */
+int tw_reader_resume(struct tw_reader *r, unsigned long long off, unsigned long long num, int in_sync);
+
+/* Text for a skip reason: "bad footer", "impossible length", ... */
+const char *tw_skip_reason(int reason);
+
+#endif

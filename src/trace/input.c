@@ -1,0 +1,334 @@
+/*
+ * Opening a recorded trace for reading (tracewire/trace/input.h): a .twt
+ * with one or several sources, or a raw packet file; each source framed
+ * and decoded on its own, read furthest-behind-first so a merge holds
+ * little; a time window served from the .twt time index. Every tools/
+ * command reads traces through here, and so can any program.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tracewire/trace/input.h"
+#include "tracewire/twt/conn_twt.h"
+#include "tracewire/wire/merge.h"
+#include "tracewire/twt/trace_file.h"
+#include "tracewire/twt/twt_index.h"
+#include "tracewire/error.h"
+#include "tracewire/model/mti_host.h"
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("tracewire: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
+
+void tw_input_diag(void *ctx, const struct tw_diag *g)
+{
+  struct tw_input_src *src = ctx;
+  struct tw_input *t = src->t;
+  t->diags++;
+  switch (g->kind) {
+  case TW_DIAG_SKIP: case TW_DIAG_BAD_RECORD: case TW_DIAG_SNAPSHOT: case TW_DIAG_BAD_DECL:
+    t->damage++;
+    break;
+  case TW_DIAG_RING_DROPS:
+    return; /* DROPS records are events: print shows them, stats sums them */
+  default:
+    break;
+  }
+  if (t->quiet)
+    return;
+  long long foff = tw_conn_locate(src->conn, g->offset);
+  fprintf(stderr, "tracewire: %s", t->path);
+  if (t->nsrc > 1)
+    fprintf(stderr, " source %d (%s)", src->id, src->uri);
+  if (g->kind == TW_DIAG_SKIP)
+    fprintf(stderr, ": offset %llu", g->offset);
+  else
+    fprintf(stderr, ": packet %llu at offset %llu", g->packet, g->offset);
+  if (t->is_twt && foff >= 0)
+    fprintf(stderr, " (file offset %lld)", foff);
+  if (g->stream >= 0)
+    fprintf(stderr, ", stream %04x/%u", g->endpoint, g->instance);
+  fprintf(stderr, ": %s\n", g->msg);
+}
+
+static void on_chunk(void *ctx, const struct tw_twt_chunk *c, int err, const char *msg)
+{
+  struct tw_input_src *src = ctx;
+  struct tw_input *t = src->t;
+  int first = src == &t->src[0]; /* whole-file events are reported once */
+  if (!c) {
+    if (first) {
+      t->truncated = 1;
+      t->damage++;
+      fprintf(stderr, "tracewire: %s (%s)\n", msg, tw_err_name(err));
+    }
+    return;
+  }
+  if (c->type == TW_TWT_END && first)
+    t->have_end = 1;
+  if (src->id >= 0 && c->source != src->id)
+    return;
+  switch (c->type) {
+  case TW_TWT_SOURCE:
+    if (!src->uri[0])
+      snprintf(src->uri, sizeof src->uri, "%.*s", (int)c->len, (const char *)c->data);
+    break;
+  case TW_TWT_INFO:
+    if (c->len >= 4 * TW_INFO_WORDS) {
+      for (unsigned i = 0; i < TW_INFO_WORDS; i++)
+        src->info[i] = tw_load_be32(c->data + 4 * i);
+      src->have_info = 1;
+      tw_decoder_set_freq(src->d, (uint16_t)src->info[TW_INFO_ENDPOINT], src->info[TW_INFO_TS_FREQ_HZ]);
+    }
+    break;
+  default:
+    break;
+  }
+}
+
+/* The source ids of a .twt: its leading SOURCE chunks (record writes them
+ * all first). None: one stream of every DATA chunk. */
+static int discover(struct tw_input *t)
+{
+  char err[512];
+  struct tw_twt_reader *r;
+  struct tw_twt_chunk c;
+  if (tw_twt_open(t->path, &r, err, sizeof err) < 0) {
+    say("%s", err);
+    return -1;
+  }
+  while (tw_twt_next(r, &c) == 1 && c.type == TW_TWT_SOURCE && t->nsrc < TW_INPUT_MAX_SOURCES) {
+    int seen = 0;
+    for (size_t i = 0; i < t->nsrc; i++)
+      seen |= t->src[i].id == c.source;
+    if (!seen) {
+      /* kept here too: a reader that seeks past the SOURCE chunks */
+      snprintf(t->src[t->nsrc].uri, sizeof t->src[t->nsrc].uri, "%.*s", (int)c.len,
+               (const char *)c.data);
+      t->src[t->nsrc++].id = c.source;
+    }
+  }
+  tw_twt_close_reader(r);
+  if (t->nsrc <= 1) {
+    t->nsrc = 1;
+    t->src[0].id = -1;
+  }
+  return 0;
+}
+
+static int src_event(void *ctx, const struct tw_event *ev)
+{
+  struct tw_input_src *src = ctx;
+  struct tw_input *t = src->t;
+  src->last_ns = ev->time_ns;
+  if (t->nsrc == 1)
+    return t->on_event ? t->on_event(t->ev_ctx, ev) : 0;
+  struct tw_event e = *ev;
+  e.stream = (uint16_t)((size_t)(src - t->src) * TW_INPUT_STREAMS + ev->stream);
+  return t->on_event ? t->on_event(t->ev_ctx, &e) : 0;
+}
+
+int tw_input_open(struct tw_input *t, const char *path)
+{
+  char err[512];
+  memset(t, 0, sizeof *t);
+  t->path = path;
+  int twt = strcmp(path, "-") ? tw_twt_probe(path) : 0;
+  if (twt < 0) {
+    say("%s: cannot open: %s", path, tw_strerror(twt));
+    return TW_INPUT_REPORTED;
+  }
+  t->is_twt = twt;
+  if (twt) {
+    if (discover(t) < 0)
+      return TW_INPUT_REPORTED;
+  } else {
+    t->nsrc = 1;
+    t->src[0].id = -1;
+  }
+  struct tw_decoder_cfg dcfg = { .max_streams = TW_INPUT_STREAMS };
+  for (size_t i = 0; i < t->nsrc; i++) {
+    struct tw_input_src *s = &t->src[i];
+    s->t = t;
+    int rc = twt ? tw_conn_twt_open(path, s->id, &s->conn, err, sizeof err)
+                 : tw_conn_file_open(path, &s->conn, err, sizeof err);
+    if (rc < 0) {
+      say("%s", err);
+      return TW_INPUT_REPORTED;
+    }
+    if (tw_reader_open(&s->r, s->conn, NULL) < 0 || tw_decoder_open(&s->d, &dcfg) < 0) {
+      say("%s: out of memory", path);
+      return TW_INPUT_REPORTED;
+    }
+    tw_decoder_on_diag(s->d, tw_input_diag, s);
+    tw_decoder_on_event(s->d, src_event, s);
+    if (twt)
+      tw_conn_twt_on_chunk(s->conn, on_chunk, s);
+  }
+  t->d = t->src[0].d;
+  return 0;
+}
+
+/* Time window: see input.h. Every offset is checked (twt_index.c) before
+ * anything moves; the decoder checkpoint last, per source, and a source
+ * whose checkpoint does not restore is read from the start. */
+static int seek_source(struct tw_input *t, struct tw_twt_index *ix, size_t i, long long from,
+                        long long to, char *err, size_t errcap)
+{
+  struct tw_twt_resume at[TW_TWT_INDEX_SOURCES], stop[TW_TWT_INDEX_SOURCES];
+  struct tw_input_src *s = &t->src[i];
+  long k = from > 0 ? tw_twt_index_start(ix, i, (uint64_t)from) : -1;
+  long j = to >= 0 ? tw_twt_index_stop(ix, i, (uint64_t)to) : -1;
+  int rc;
+  if (j >= 0) {
+    if ((rc = tw_twt_index_point(ix, j, stop, err, errcap)) < 0)
+      return rc;
+  }
+  if (k >= 0) {
+    if ((rc = tw_twt_index_point(ix, k, at, err, errcap)) < 0)
+      return rc;
+    if (tw_decoder_restore(s->d, at[i].state, at[i].state_len) < 0) {
+      snprintf(err, errcap, "%s: index: decoder state of source %d at point %ld does not restore",
+               t->path, s->id, k);
+      return TW_EBADMSG;
+    }
+    if ((rc = tw_conn_twt_seek(s->conn, at[i].foff, at[i].soff, at[i].resume)) < 0 ||
+        (rc = tw_reader_resume(s->r, at[i].resume, at[i].packets, at[i].in_sync)) < 0) {
+      snprintf(err, errcap, "%s", tw_conn_error(s->conn));
+      return rc; /* not recoverable: the source moved */
+    }
+    s->last_ns = at[i].last_ns;
+  }
+  if (j >= 0)
+    tw_conn_twt_limit(s->conn, stop[i].resume);
+  return 0;
+}
+
+int tw_input_window(struct tw_input *t, long long from, long long to)
+{
+  char why[512] = "";
+  struct tw_twt_index *ix;
+  if (!t->is_twt || (from <= 0 && to < 0))
+    return 0;
+  int rc = tw_twt_index_load(t->path, &ix, why, sizeof why);
+  if (rc == 0)
+    return 0;
+  if (rc > 0) {
+    if (tw_twt_index_nsources(ix) != t->nsrc)
+      rc = TW_EBADMSG;
+    for (size_t i = 0; rc > 0 && i < t->nsrc; i++)
+      if (tw_twt_index_source(ix, i) != t->src[i].id)
+        rc = TW_EBADMSG;
+    if (rc < 0)
+      snprintf(why, sizeof why, "%s: index: its sources are not the file's", t->path);
+    for (size_t i = 0; rc > 0 && i < t->nsrc; i++)
+      if (tw_twt_index_backwards(ix, i)) {
+        /* the merge would see other neighbours than in a full read */
+        snprintf(why, sizeof why, "%s: index not used: event times of source %d go backwards",
+                 t->path, t->src[i].id);
+        rc = TW_ENOTSUP;
+      }
+    for (size_t i = 0; rc > 0 && i < t->nsrc; i++) {
+      int r = seek_source(t, ix, i, from, to, why, sizeof why);
+      if (r < 0 && t->src[i].conn->nread) {
+        say("%s", why);
+        tw_twt_index_free(ix);
+        return TW_INPUT_REPORTED;
+      }
+      if (r < 0)
+        rc = r;
+    }
+    t->index_bytes = tw_twt_index_bytes_read(ix);
+    tw_twt_index_free(ix);
+  }
+  if (rc < 0) {
+    /* sources already moved stay so: each one is decoded on its own */
+    fprintf(stderr, "tracewire: %s; reading the whole file instead\n", why);
+    return 0;
+  }
+  t->indexed = 1;
+  return 0;
+}
+
+unsigned long long tw_input_bytes_read(const struct tw_input *t)
+{
+  unsigned long long n = t->index_bytes;
+  for (size_t i = 0; t->is_twt && i < t->nsrc; i++)
+    n += tw_conn_twt_bytes_read(t->src[i].conn);
+  return n;
+}
+
+static void skip_cb(void *ctx, const struct tw_skip *skip) { tw_decoder_skip(((struct tw_input_src *)ctx)->d, skip); }
+
+int tw_input_run(struct tw_input *t)
+{
+  if (t->nsrc == 1) {
+    int rc = tw_decoder_run(t->src[0].d, t->src[0].r);
+    if (rc < 0 && rc != TW_EIO) {
+      say("%s: %s", t->path, tw_conn_error(t->src[0].conn));
+      return TW_INPUT_REPORTED;
+    }
+    return rc;
+  }
+  for (size_t i = 0; i < t->nsrc; i++)
+    tw_reader_on_skip(t->src[i].r, skip_cb, &t->src[i]);
+  for (;;) {
+    /* the source furthest behind in time reads next: the merge then only
+     * has to hold what one packet can put out of order */
+    struct tw_input_src *next = NULL;
+    for (size_t i = 0; i < t->nsrc; i++)
+      if (!t->src[i].done && (!next || t->src[i].last_ns < next->last_ns))
+        next = &t->src[i];
+    if (!next)
+      return 0;
+    struct tw_pkt pkt;
+    int n = tw_reader_next(next->r, &pkt, -1);
+    if (n == TW_EOF) {
+      next->done = 1;
+      continue;
+    }
+    if (n < 0) {
+      say("%s: %s", t->path, tw_conn_error(next->conn));
+      return TW_INPUT_REPORTED;
+    }
+    int rc = tw_decoder_packet(next->d, &pkt, tw_reader_pkt_offset(next->r),
+                               tw_reader_pkt_number(next->r));
+    if (rc)
+      return rc;
+  }
+}
+
+void tw_input_close(struct tw_input *t)
+{
+  for (size_t i = 0; i < t->nsrc; i++) {
+    tw_decoder_close(t->src[i].d);
+    tw_reader_close(t->src[i].r);
+    tw_conn_close(t->src[i].conn);
+  }
+}
+
+int tw_input_feed(struct tw_input *t, struct tw_mti_system *sys, size_t window, int merged,
+                  tw_event_fn feed, void *ctx)
+{
+  struct tw_merge *m = NULL;
+  int mrc = merged ? tw_merge_open(&m, window, feed, ctx) : 0;
+  if (mrc < 0)
+    return mrc;
+  t->on_event = m ? tw_merge_push : feed;
+  t->ev_ctx = m ? (void *)m : ctx;
+  tw_mti_system_start(sys);
+  int rc = tw_input_run(t);
+  if (rc == 0 && m)
+    rc = tw_merge_flush(m);
+  tw_mti_system_stop(sys);
+  tw_merge_close(m);
+  return rc;
+}
