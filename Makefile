@@ -46,7 +46,9 @@ cross: deps
 	@bash scripts/cross.sh build
 
 # The same workload model as firmware for a Cortex-M3 in QEMU (mps2-an385),
-# streaming over its UART to `tracewire record` (scripts/run-qemu.sh).
+# streaming over its UART to `tracewire record` (scripts/run-qemu.sh);
+# TRANSPORT=rtt: over RTT, read through QEMU's gdbstub (record --from
+# rtt+gdb://), with the same decoded events.
 run-qemu: build
 	@bash scripts/run-qemu.sh $(BUILD)
 
