@@ -213,8 +213,8 @@ static int cycle(struct rtt_conn *c)
   int rc = c->ready ? 0 : greet(c);
   if (rc == 0 && !c->gdb.nonstop && c->gdb.running && (rc = tw_gdb_poll_stop(&c->gdb)) > 0)
     rc = 0; /* it stopped by itself (a breakpoint, a fault): read it anyway */
-  if (rc == 0)
-    rc = tw_gdb_halt(&c->gdb);
+  if (rc == 0 && !c->gdb.nonstop)
+    rc = tw_gdb_halt(&c->gdb); /* all-stop: memory only while it is stopped */
   if (rc == 0 && !c->attached && (rc = search(c)) > 0)
     rc = 0;
   if (rc == TW_ENOENT || (rc == TW_EPROTO && !c->attached)) {
@@ -246,9 +246,12 @@ static int cycle(struct rtt_conn *c)
     return rc;
   }
   lost(c, why);
-  if (rc != TW_ENOTCONN && tw_conn_connected(l)) {
-    /* a server that answers nonsense: start over on a new connection */
-    c->ready = 0;
+  c->ready = 0; /* a new handshake, on this connection or the next */
+  if (rc == TW_ECONNRESET || rc == TW_EOF || rc == TW_ETIMEDOUT) {
+    /* the server went away: a write only fails, a read tells the tcp
+     * transport, which then reconnects (what is read is the old session's) */
+    for (int i = 0; i < 4 && tw_conn_connected(l) && tw_conn_read(l, c->gdb.rx, sizeof c->gdb.rx, 0) > 0; i++)
+      ;
   }
   return 0;
 }
@@ -268,11 +271,14 @@ static int rtt_read(struct tw_conn *s, void *buf, size_t cap, int timeout_ms)
       c->stage_off += n;
       return (int)n;
     }
+    unsigned long long gone = s->disconnects;
     int rc = cycle(c);
     if (rc < 0)
       return rc;
     if (c->stage_off < c->stage_len)
       continue;
+    if (s->disconnects != gone)
+      return TW_EAGAIN; /* the owner notes the loss (s->err) before we search again */
     int left = tw__ms_left(deadline);
     if (timeout_ms == 0 || left == 0)
       return TW_EAGAIN;
