@@ -106,7 +106,7 @@ static void stream_and_command(int nonstop)
   else
     assert_true(g->halts > 0);
   tw_conn_close(c);
-  assert_int_equal(G.while_running, 0); /* nothing sent while it ran (all-stop) */
+  assert_int_equal(FG_LOAD(&G.while_running), 0); /* nothing sent while it ran (all-stop) */
 }
 
 static void test_all_stop(void **state)
@@ -278,7 +278,7 @@ static void test_server_goes_away_with_reconnect(void **state)
     assert_true((rc = tw_conn_read(c, buf, sizeof buf, 20)) > 0 || rc == TW_EAGAIN);
   assert_int_equal(c->connects, 2);
   assert_true(c->disconnects >= 1);
-  assert_true(G.connections >= 2);
+  assert_true(FG_LOAD(&G.connections) >= 2);
   tw_conn_close(c);
 }
 

@@ -10,13 +10,13 @@
  * QEMU does for unmapped memory.
  *
  * Halting is cooperative: the target thread checks G.halted between its
- * writes and sleeps while it is set, so memory stays still while the
- * server serves reads in all-stop mode. In all-stop mode, like QEMU 7.2,
+ * RTT calls and sleeps while it is set. In all-stop mode, like QEMU 7.2,
  * the server answers nothing while the target runs but 0x03 (and counts
  * any other packet sent then in G.while_running); with G.nonstop it
- * accepts QNonStop:1 and serves memory while the target runs (word
- * accesses are atomic with acquire/release, the RTT order, so ThreadSanitizer
- * sees the happens-before the real bus gives).
+ * accepts QNonStop:1 and serves memory while the target runs. Each RTT
+ * call of the target and each m/M of the server hold G.bus, as a bus
+ * serialises accesses: the tests exercise the protocol and its faults,
+ * test_conc_rtt.c the ring's concurrency itself.
  *
  * Faults on demand: E01 to memory reads (G.mem_error), the target never
  * making its block (G.no_cb), a corrupt write offset (G.corrupt), the
@@ -52,6 +52,7 @@
 #define FG_DOWN_SIZE 0x100u
 
 struct fake_gdb {
+  pthread_mutex_t bus;       /* one RTT call or one m/M at a time */
   uint8_t *mem;              /* FG_MEM bytes at a 32-bit address */
   uint32_t base;
   int lfd, port;
@@ -98,17 +99,20 @@ static void *fg_target(void *arg)
   struct tw_rtt_cb *cb = (struct tw_rtt_cb *)(G.mem + FG_CB_OFF);
   uint8_t chunk[97];
   fg_pause();
+  pthread_mutex_lock(&G.bus);
   if (!G.no_cb) {
     tw_rtt_init(cb);
     tw_rtt_config_up(cb, 0, NULL, G.mem + FG_UP_OFF, FG_UP_SIZE, TW_RTT_SKIP);
     tw_rtt_config_down(cb, 0, NULL, G.mem + FG_DOWN_OFF, FG_DOWN_SIZE);
   }
+  pthread_mutex_unlock(&G.bus);
   while (!FG_LOAD(&G.stop)) {
     fg_pause();
     if (G.no_cb || FG_LOAD(&G.exit_code) >= 0) {
       usleep(200);
       continue;
     }
+    pthread_mutex_lock(&G.bus);
     if (__atomic_exchange_n(&G.corrupt, 0, __ATOMIC_ACQ_REL))
       FG_STORE(&cb->up[0].wr, FG_UP_SIZE + 100u); /* as memory corruption would */
     if (__atomic_exchange_n(&G.reinit, 0, __ATOMIC_ACQ_REL)) { /* a reset */
@@ -132,6 +136,7 @@ static void *fg_target(void *arg)
         G.got[k++] = in[i];
       FG_STORE(&G.ngot, k); /* after the bytes: the test reads them after this */
     }
+    pthread_mutex_unlock(&G.bus);
     usleep(20);
   }
   return NULL;
@@ -194,7 +199,7 @@ static int fg_handle(int fd, char *req, int *running, int *noack, int *ns)
 {
   char out[8192];
   if (*running && !*ns) { /* QEMU 7.2: nothing but 0x03 while it runs */
-    G.while_running++;
+    __atomic_add_fetch(&G.while_running, 1, __ATOMIC_RELAXED);
     return 1;
   }
   if (!strncmp(req, "qSupported", 10)) {
@@ -225,7 +230,9 @@ static int fg_handle(int fd, char *req, int *running, int *noack, int *ns)
       fg_send(fd, FG_LOAD(&G.mem_error) ? "E01" : "E14");
     } else {
       uint8_t b[2048];
+      pthread_mutex_lock(&G.bus);
       fg_read(addr, b, len);
+      pthread_mutex_unlock(&G.bus);
       for (unsigned i = 0; i < len; i++)
         snprintf(out + 2 * i, 3, "%02x", b[i]);
       out[2 * len] = 0;
@@ -241,7 +248,9 @@ static int fg_handle(int fd, char *req, int *running, int *noack, int *ns)
     } else {
       for (unsigned i = 0; i < len; i++)
         b[i] = (uint8_t)(fg_hex(colon[1 + 2 * i]) << 4 | fg_hex(colon[2 + 2 * i]));
+      pthread_mutex_lock(&G.bus);
       fg_write(addr, b, len);
+      pthread_mutex_unlock(&G.bus);
       fg_send(fd, "OK");
     }
   } else if (!strcmp(req, "D")) {
@@ -325,7 +334,7 @@ static void *fg_server(void *arg)
       continue;
     int one = 1; /* the ack and the reply go in two writes: no Nagle wait */
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    G.connections++;
+    __atomic_add_fetch(&G.connections, 1, __ATOMIC_RELEASE);
     fg_serve(fd);
     close(fd);
     FG_STORE(&G.halted, 0); /* the debugger went: the target runs on */
@@ -343,6 +352,7 @@ static int fg_start(void)
     return -1;
   G.mem = m;
   G.base = (uint32_t)(uintptr_t)m;
+  pthread_mutex_init(&G.bus, NULL);
   G.exit_code = -1;
   G.lfd = socket(AF_INET, SOCK_STREAM, 0);
   struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
@@ -367,6 +377,7 @@ static void fg_stop(void)
   pthread_join(G.target, NULL);
   close(G.lfd);
   munmap(G.mem, FG_MEM);
+  pthread_mutex_destroy(&G.bus);
   memset(&G, 0, sizeof G);
 }
 
