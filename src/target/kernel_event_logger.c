@@ -5,6 +5,7 @@
  * atomics: a producer racing a mask or timer change records either with
  * the old or the new setting, never with a torn one.
  */
+#include "tracewire/direct.h"
 #include "tracewire/klog.h"
 #include "tracewire/port.h"
 #include "tracewire/trace.h"
@@ -43,6 +44,7 @@ uint32_t tw_klog_timestamp_hz(void)
   return __atomic_load_n(&timer, __ATOMIC_RELAXED) ? 0u : tw_port_timestamp_hz();
 }
 
+#if !TW_CFG_DIRECT /* else src/target/direct.c puts the emitters' events */
 /* The timestamp and payload (1 or 2 words) of an event reserved at h,
  * then its header. buf and m are the ring's, loaded once by the caller.
  * Masked stores: for three words they cost less than testing for the
@@ -105,6 +107,7 @@ void tw__trace_put_now(uint32_t hdr, uint32_t a, uint32_t b)
   tw__ring_wake(l);
 #endif
 }
+#endif
 
 void tw_klog_set_timer(tw_klog_timer_fn fn)
 {
