@@ -29,8 +29,10 @@ srcs=(bench/target/bench_target.c firmware/startup.c firmware/semihost.c firmwar
       src/common/*.c src/target/*.c src/port/cortex-m/*.c)
 
 declare -A val
-for v in lockfree lock; do
-  extra=(); [ $v = lock ] && extra=(-DTW_CFG_LOGGER_CRITICAL=1)
+for v in lockfree lock direct; do
+  extra=()
+  [ $v = lock ] && extra=(-DTW_CFG_LOGGER_CRITICAL=1)
+  [ $v = direct ] && extra=(-DTW_CFG_DIRECT=1 -DTW_CFG_CUSTOM_DECLS=0 -DTW_CFG_MIN_EVENT_PKT=1)
   arm-none-eabi-gcc "${flags[@]}" ${extra[@]+"${extra[@]}"} "${srcs[@]}" -o "$out/bench-$v.elf"
   log=$out/bench-$v.log rc=0
   timeout 120 qemu-system-arm -M mps2-an385 -nographic -monitor none -serial none -semihosting \
@@ -40,9 +42,9 @@ for v in lockfree lock; do
   fi
   while read -r _ k x; do val[$v.$k]=$x; done < <(grep '^tw-bench [a-z_0-9]* [0-9]*$' "$log")
 done
-fmt() { printf '%d.%02d' $(( $1 / 100 )) $(( $1 % 100 )); }
+fmt() { [ -n "${1:-}" ] || { echo -; return; }; printf '%d.%02d' $(( $1 / 100 )) $(( $1 % 100 )); }
 # rounded to whole instructions for the table (measured to +-0.05)
-whole() { echo $(( ($1 + 50) / 100 )); }
+whole() { [ -n "${1:-}" ] || { echo -; return; }; echo $(( ($1 + 50) / 100 )); }
 
 rows=("event2|2-word event, timestamp, mask test|Event Recorder: 184-197 cycles (Cortex-M3); SystemView: < 200 cycles (< 1 us at 200 MHz, Cortex-M4)"
       "task_switch|task switch|"
@@ -51,19 +53,20 @@ rows=("event2|2-word event, timestamp, mask test|Event Recorder: 184-197 cycles 
       "drop|drop (ring full)|"
       "masked|event masked off (not recording)|")
 if [ $md = 1 ]; then
-  echo "| event (Cortex-M3, -Os) | lock-free (ARMv7-M default) | interrupt lock (\`TW_CFG_LOGGER_CRITICAL=1\`) | anchors, published |"
-  echo "|---|---:|---:|---|"
+  echo "| event (Cortex-M3, -Os) | lock-free (ARMv7-M default) | interrupt lock (\`TW_CFG_LOGGER_CRITICAL=1\`) | direct recording (minimal configuration) | anchors, published |"
+  echo "|---|---:|---:|---:|---|"
   for r in "${rows[@]}"; do
     IFS='|' read -r k name anchor <<< "$r"
-    echo "| $name | $(whole "${val[lockfree.$k]}") | $(whole "${val[lock.$k]}") | ${anchor:-} |"
+    echo "| $name | $(whole "${val[lockfree.$k]}") | $(whole "${val[lock.$k]}") | $(whole "${val[direct.$k]:-}") | ${anchor:-} |"
   done
 else
   echo "instructions per event on a Cortex-M3 (QEMU mps2-an385, -icount shift=0; a lower bound for cycles)"
   echo "  method self-check: $(fmt $(( ${val[lockfree.insn_per_tick_x1000]} / 10 ))) instructions per SysTick tick (expected 40.00), 16 NOPs measure $(fmt "${val[lockfree.calib_nop16]}")"
-  printf '  %-36s %10s %16s   %s\n' "" "lock-free" "interrupt lock" "anchors (published cycles)"
+  printf '  %-36s %10s %15s %8s   %s\n' "" "lock-free" "interrupt lock" "direct" "anchors (published cycles)"
   for r in "${rows[@]}"; do
     IFS='|' read -r k name anchor <<< "$r"
-    printf '  %-36s %10s %16s   %s\n' "$name" "$(fmt "${val[lockfree.$k]}")" "$(fmt "${val[lock.$k]}")" "${anchor:-}"
+    printf '  %-36s %10s %15s %8s   %s\n' "$name" "$(fmt "${val[lockfree.$k]}")" "$(fmt "${val[lock.$k]}")" \
+      "$(fmt "${val[direct.$k]:-}")" "${anchor:-}"
   done
 fi
 limit=6000 status=0

@@ -21,6 +21,10 @@
  * ring is drained between batches, outside the timed region, so no put
  * finds it full except in the drop case, which fills it first.
  *
+ * Built with TW_CFG_DIRECT=1 (the minimal configuration) the events go
+ * straight into an RTT channel (tracewire/direct.h), which "drain" empties
+ * as a probe would; the custom event case is skipped (none in that build).
+ *
  * Output, one line per case on the semihosting console:
  *   tw-bench <case> <instructions per op x100>
  * and "tw-bench ok" (or "tw-bench FAIL <why>", exit status 1).
@@ -28,6 +32,7 @@
 #include <stdint.h>
 
 #include "fw.h"
+#include "tracewire/direct.h"
 #include "tracewire/klog.h"
 #include "tracewire/port.h"
 #include "tracewire/trace.h"
@@ -112,11 +117,13 @@ __attribute__((noinline)) static void op_isr_pair(void)
   tw_task_switch(TW_TASK_SWITCH_LeaveInt);
 }
 
+#if !TW_CFG_DIRECT
 __attribute__((noinline)) static void op_custom4(void)
 {
   static const uint32_t d[4] = { 1, 2, 3, 4 };
   tw_custom(CUSTOM_ID, d, 4);
 }
+#endif
 
 /* Masked off: the cost of an instrumented kernel while not recording. */
 __attribute__((noinline)) static void op_masked(void)
@@ -126,6 +133,24 @@ __attribute__((noinline)) static void op_masked(void)
 
 /* ---- timing ------------------------------------------------------------------ */
 
+#if TW_CFG_DIRECT
+static struct tw_rtt_cb rtt;
+static uint32_t rtt_buf[65536 / 4];
+
+static void drain(void)
+{
+  /* the probe has read everything */
+  __atomic_store_n(&rtt.up[0].rd, __atomic_load_n(&rtt.up[0].wr, __ATOMIC_ACQUIRE), __ATOMIC_RELEASE);
+}
+
+static void fill_ring(void)
+{
+  struct tw_direct_stats st;
+  tw_direct_stats(&st);
+  for (uint32_t drops = st.drops; st.drops == drops; tw_direct_stats(&st))
+    tw_task_switch(1);
+}
+#else
 static void drain(void)
 {
   static uint32_t buf[TW_LOGGER_MAX_DATA];
@@ -133,6 +158,14 @@ static void drain(void)
   while (tw_klog_get(&rec, buf, TW_LOGGER_MAX_DATA) > 0)
     ;
 }
+
+static void fill_ring(void)
+{
+  static const uint32_t w = 0;
+  while (tw_klog_put(CUSTOM_ID + 1u, &w, 1) == 0)
+    ;
+}
+#endif
 
 /* SysTick ticks for BATCH calls; the ring is drained first unless `full`. */
 static uint32_t batch_ticks(op_fn op, int full)
@@ -165,23 +198,25 @@ static uint32_t per_op_x100(uint32_t case_ticks, uint32_t base_ticks, uint32_t i
   return (uint32_t)((insn_x100000 / N + 500u) / 1000u);
 }
 
-static void fill_ring(void)
-{
-  static const uint32_t w = 0;
-  while (tw_klog_put(CUSTOM_ID + 1u, &w, 1) == 0)
-    ;
-}
-
 int main(void)
 {
   SYST_RVR = 0xFFFFFFu;
   SYST_CVR = 0;
   SYST_CSR = 0x5u; /* processor clock, enabled, no interrupt */
   tw_port_cm_init();
+#if TW_CFG_DIRECT
+  const struct tw_direct_cfg dc = { .rtt = &rtt, .freq_hz = 25000000u, .endpoint = 1 };
+  if (tw_rtt_init(&rtt) < 0 || tw_rtt_config_up(&rtt, 0, 0, rtt_buf, sizeof rtt_buf, TW_RTT_SKIP) < 0 ||
+      tw_direct_init(&dc) < 0 || tw_direct_start(0xFFFFFFFFu) < 0) {
+    say("FAIL", "direct recording set-up", 0, 0);
+    return 1;
+  }
+#else
   if (tw_custom_declare(CUSTOM_ID, 1, "Bench a:U32 b:U32 c:U32 d:U32") < 0) {
     say("FAIL", "custom_declare", 0, 0);
     return 1;
   }
+#endif
   tw_trace_mask = 0xFFFFFFFFu & ~(1u << (TW_EV_SEM_TASK - 1u));
 
   uint32_t base = ticks(op_empty, 0);
@@ -208,7 +243,9 @@ int main(void)
     { "event2", op_event2, 0 },
     { "task_switch", op_task_switch, 0 },
     { "isr_pair", op_isr_pair, 0 },
+#if !TW_CFG_DIRECT
     { "custom4", op_custom4, 0 },
+#endif
     { "masked", op_masked, 0 },
     { "drop", op_event2, 1 },
   };
@@ -220,8 +257,13 @@ int main(void)
     uint32_t t = ticks(cases[i].op, cases[i].full);
     say(cases[i].name, 0, 1, per_op_x100(t, base, ipt_x1000));
   }
+#if TW_CFG_DIRECT
+  struct tw_direct_stats st;
+  tw_direct_stats(&st);
+#else
   struct tw_logger_stats st;
   tw_logger_stats(tw_klog_logger(), &st);
+#endif
   if (st.drops < N) {
     say("FAIL", "the drop case did not drop", 0, 0);
     return 1;

@@ -8,11 +8,11 @@
  * and some 100 bytes of RAM beside the RTT buffer.
  *
  * The host sees what the streamer sends (docs/streamer.md), one event per
- * packet: a MinEventPkt (TW_CFG_MIN_EVENT_PKT=1) or EventPkt whose records
- * are, in order, a DROPS record when events were lost before this one, a
- * SYNC record when sync_ticks passed since the last, and the event with
- * its 64-bit timestamp (the clock is read inside the lock, so timestamps
- * are in stream order). tw_direct_start() writes SYNC, TRACE_START and a
+ * packet: a MinEventPkt (TW_CFG_MIN_EVENT_PKT=1) or EventPkt holding the
+ * event with its 64-bit timestamp (the clock is read inside the lock, so
+ * timestamps are in stream order), preceded, when due, by a packet with a
+ * SYNC record (sync_ticks passed since the last) and a DROPS record (events
+ * the channel could not take before this one). tw_direct_start() writes SYNC, TRACE_START and a
  * NAME record per name; tw_direct_stop() TRACE_STOP. Sequence numbers and
  * drop counts are exact as the streamer's: an event that does not fit the
  * channel (TW_RTT_SKIP, TW_RTT_TRIM) is counted and announced by the next
@@ -57,10 +57,11 @@ struct tw_direct_stats {
  * before start. */
 int tw_direct_init(const struct tw_direct_cfg *cfg);
 
-/* SYNC, TRACE_START {mask} and the names, then mask on (tw_trace_mask).
- * All or nothing: TW_EBUSY when the channel has no room for them now (try
- * again once the host has read). While recording: SYNC and the names.
- * Thread context. */
+/* SYNC, TRACE_START {mask}, mask on (tw_trace_mask), then the names.
+ * TW_EBUSY when the channel has no room for them all now: try again once
+ * the host has read (SYNC and the names are written again; the host keeps
+ * a name's last record). While recording: SYNC and the names. Thread
+ * context; interrupts are locked while it writes. */
 int tw_direct_start(uint32_t mask);
 
 /* Mask off, then TRACE_STOP {reason}. TW_EBUSY when it does not fit now
