@@ -42,6 +42,8 @@
 #include <unistd.h>
 #include "cli.h"
 #include "tracewire/wire/cmd_client.h"
+#include "tracewire/io/conn_rtt_gdb.h"
+#include "tracewire/io/gdb.h"
 #include "tracewire/io/sys.h"
 #include "tracewire/twt/trace_file.h"
 #include "tracewire/events_gen.h"
@@ -187,6 +189,24 @@ static void show_counts(const struct rec *R, double secs, int final)
   fprintf(stderr, "%s%llu events (%.0f/s), drops: %llu ring overflow, %llu lost in transport, %llu bytes%s",
           final ? "tracewire record: " : "\r\033[Krecording: ", events,
           secs > 0 ? (double)events / secs : 0.0, ring, lost, bytes, final ? "\n" : "");
+}
+
+/* rtt+gdb through an all-stop server: what reading cost the target, the
+ * time it spent halted (docs/rtt.md). */
+static void rtt_cost(const struct rsrc *s, unsigned long long wall_ns)
+{
+  const struct tw_gdb *g = tw_conn_rtt_gdb_client(s->conn);
+  if (!g || !wall_ns)
+    return;
+  if (g->nonstop) {
+    fprintf(stderr, "tracewire record: %s: non-stop: the target was never halted (%llu reads)\n",
+            s->conn->name, g->mem_reads);
+    return;
+  }
+  fprintf(stderr, "tracewire record: %s: %llu halts, the target halted %.1f ms in all "
+          "(%.2f%% of %.2f s, %.0f us a halt)\n", s->conn->name, g->halts, (double)g->halted_ns / 1e6,
+          100.0 * (double)g->halted_ns / (double)wall_ns, (double)wall_ns / 1e9,
+          g->halts ? (double)g->halted_ns / 1e3 / (double)g->halts : 0.0);
 }
 
 /* GET_INFO, SET_MASK, START. 0 when the target takes commands. */
@@ -462,6 +482,8 @@ int tw_cli_record(int argc, char **argv)
     fputs("\r\033[K", stderr);
   if (R.n)
     show_counts(&R, (double)(tw_sys_mono_ns() - t0) / 1e9, 1);
+  for (size_t k = 0; k < R.n; k++)
+    rtt_cost(&R.src[k], tw_sys_mono_ns() - t0);
   for (size_t k = 0; opened && k < R.n; k++)
     if (R.src[k].waited && !R.src[k].conn->connects) {
       cli_err("record: %s: the target never appeared; nothing was recorded from it",
