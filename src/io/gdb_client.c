@@ -322,8 +322,11 @@ int tw_gdb_halt(struct tw_gdb *g)
     g->running = 0;
     return 0;
   }
-  int rc = send_raw(g, "\x03", 1, "to the halt");
-  if (rc < 0)
+  /* a stop (or an exit) already there answers the continue, not the halt */
+  int rc = wait_stop(g, 0);
+  if (rc != 0)
+    return rc < 0 ? rc : 0;
+  if ((rc = send_raw(g, "\x03", 1, "to the halt")) < 0)
     return rc;
   rc = wait_stop(g, g->timeout_ms);
   if (rc == 0)
