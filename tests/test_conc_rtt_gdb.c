@@ -192,9 +192,28 @@ static void test_error_replies(void **state)
   char err[512];
   struct tw_conn *c;
   int rc = tw_conn_open(uri, &c, err, sizeof err);
-  assert_int_equal(rc, TW_EIO);
-  assert_non_null(strstr(err, "error reply"));
-  assert_non_null(strstr(err, "reading"));
+  assert_int_equal(rc, TW_ENOENT);
+  assert_non_null(strstr(err, "no RTT control block"));
+  assert_non_null(strstr(err, "could not be read"));
+  assert_non_null(strstr(err, "error reply 'E01'"));
+}
+
+/* A range that runs past the target's RAM: the part it has is searched. */
+static void test_range_past_ram(void **state)
+{
+  (void)state;
+  start("");
+  snprintf(uri, sizeof uri, "rtt+gdb://127.0.0.1:%d?addr=0x%x&size=0x%x&poll=1", G.port,
+           G.base, 2 * FG_MEM);
+  char err[512];
+  struct tw_conn *c;
+  int rc = tw_conn_open(uri, &c, err, sizeof err);
+  if (rc)
+    fail_msg("%s", err);
+  static uint8_t buf[1000];
+  assert_int_equal(read_n(c, buf, sizeof buf, &rc), sizeof buf);
+  expect_pattern(buf, sizeof buf, 0);
+  tw_conn_close(c);
 }
 
 static void test_corrupt_control_block(void **state)
@@ -295,6 +314,7 @@ int main(int argc, char **argv)
     cmocka_unit_test_setup_teardown(test_refused, setup, teardown),
     cmocka_unit_test_setup_teardown(test_bad_options, setup, teardown),
     cmocka_unit_test_setup_teardown(test_error_replies, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_range_past_ram, setup, teardown),
     cmocka_unit_test_setup_teardown(test_corrupt_control_block, setup, teardown),
     cmocka_unit_test_setup_teardown(test_reset_with_reconnect, setup, teardown),
     cmocka_unit_test_setup_teardown(test_target_exits, setup, teardown),

@@ -117,17 +117,22 @@ static int search(struct rtt_conn *c)
     return rc;
   }
   char msg[400];
+  char unread[300] = "";
+  if (rc == 0 && c->rtt.err[0]) { /* the server refused part of the range */
+    const char *why = strstr(tw_gdb_error(&c->gdb), "gdb server: ");
+    snprintf(unread, sizeof unread, " (%s: %s)", c->rtt.err, why ? why + 12 : tw_gdb_error(&c->gdb));
+  }
   if (rc == 0)
-    snprintf(msg, sizeof msg, "no RTT control block in 0x%08x..0x%08x; give its address with "
+    snprintf(msg, sizeof msg, "no RTT control block in 0x%08x..0x%08x%s; give its address with "
              "?cb=ADDR or search elsewhere with ?addr=ADDR&size=BYTES", c->o.addr,
-             (uint32_t)(c->o.addr + c->o.size - 1u));
+             (uint32_t)(c->o.addr + c->o.size - 1u), unread);
   else if (rc == TW_EAGAIN)
     snprintf(msg, sizeof msg, "RTT control block at 0x%08x: up channel %u is not configured yet",
              at, c->o.up);
   else
     snprintf(msg, sizeof msg, "%s", c->rtt.err);
   if (!c->base.reconnect && now - c->search_t0 >= (unsigned long long)c->o.find_ms * 1000000u) {
-    char full[480];
+    char full[800];
     snprintf(full, sizeof full, "%s (searched for %.1f s)", msg, (double)(now - c->search_t0) / 1e9);
     return say(c, rc == TW_EPROTO ? TW_EPROTO : TW_ENOENT, full);
   }

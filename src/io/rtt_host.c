@@ -40,11 +40,21 @@ int tw_rtt_host_find(struct tw_rtt_host *h, uint32_t from, uint32_t len, uint32_
   uint8_t buf[CHUNK + sizeof id];
   size_t keep = 0;
   uint64_t end = (uint64_t)from + len;
+  uint64_t bad_from = 0, bad_to = 0;
+  h->err[0] = 0;
   for (uint64_t a = from; a < end;) {
     uint32_t n = end - a < CHUNK ? (uint32_t)(end - a) : CHUNK;
     int rc = h->mem.read(h->mem.ctx, (uint32_t)a, buf + keep, n);
-    if (rc < 0)
-      return rc;
+    if (rc == TW_ENOTCONN || rc == TW_EOF || rc == TW_ECONNRESET || rc == TW_ETIMEDOUT || rc == TW_ENOMEM)
+      return rc; /* the link, not the memory */
+    if (rc < 0) { /* memory the target does not have (a range past its RAM): skip it */
+      if (!bad_to)
+        bad_from = a;
+      bad_to = a + n;
+      keep = 0;
+      a += n;
+      continue;
+    }
     size_t have = keep + n;
     for (size_t i = 0; i + idn <= have; i++)
       if (!memcmp(buf + i, id, idn)) {
@@ -56,6 +66,9 @@ int tw_rtt_host_find(struct tw_rtt_host *h, uint32_t from, uint32_t len, uint32_
     memmove(buf, buf + have - keep, keep);
     a += n;
   }
+  if (bad_to)
+    snprintf(h->err, sizeof h->err, "0x%08x..0x%08x could not be read", (uint32_t)bad_from,
+             (uint32_t)(bad_to - 1u));
   return 0;
 }
 

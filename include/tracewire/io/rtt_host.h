@@ -48,8 +48,9 @@ struct tw_rtt_host {
 };
 
 /* Look for the identifier "SEGGER RTT" in [from, from + len), reading in
- * chunks. Returns 1 and *found, 0 when it is not there, or the memory's
- * error. */
+ * chunks. Returns 1 and *found, 0 when it is not there, or an error of
+ * the link under the memory (closed, timed out). Chunks the memory refuses
+ * (past the target's RAM) are skipped; h->err then names them. */
 int tw_rtt_host_find(struct tw_rtt_host *h, uint32_t from, uint32_t len, uint32_t *found);
 
 /* Use the block at cb, channels up_index and down_index (a block without
