@@ -25,8 +25,10 @@ listening() { grep -q ":$(printf '%04X' "$1") [0-9A-F]*:[0-9A-F]* 0A" /proc/net/
 
 # UART: record listens, QEMU connects its serial port
 rm -f "$out/uart.twt"
+: > "$out/uart.log" # empty before the background recorder writes its port there
 "$tw" record --from tcp-listen://127.0.0.1:0 --no-commands -o "$out/uart.twt" 2> "$out/uart.log" &
 rec=$!
+trap 'kill $rec 2>/dev/null || true' EXIT
 port=
 for _ in $(seq 200); do
   port=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' "$out/uart.log" | head -1)
@@ -37,6 +39,7 @@ timeout 300 qemu-system-arm -M mps2-an385 -nographic -monitor none -semihosting-
   -kernel "$fw" -serial "tcp:127.0.0.1:$port" -append "--flood $events" > "$out/uart-qemu.log" 2>&1 ||
   { cat "$out/uart-qemu.log" >&2; echo "bench-rtt: the UART run failed" >&2; exit 1; }
 wait $rec || { cat "$out/uart.log" >&2; exit 1; }
+trap - EXIT
 
 # RTT: QEMU waits for the debugger, record attaches through the gdbstub
 rm -f "$out/rtt.twt"
@@ -45,10 +48,12 @@ timeout 300 qemu-system-arm -M mps2-an385 -nographic -monitor none -serial null 
   -semihosting-config enable=on,target=native -gdb "tcp:127.0.0.1:$gport" -S \
   -kernel "$fw" -append "--flood $events --transport rtt" > "$out/rtt-qemu.log" 2>&1 &
 qemu=$!
+trap 'kill $qemu 2>/dev/null || true' EXIT
 for _ in $(seq 200); do listening "$gport" && break; sleep 0.05; done
 "$tw" record --from "rtt+gdb://127.0.0.1:$gport" --no-commands -o "$out/rtt.twt" 2> "$out/rtt.log" ||
   { cat "$out/rtt.log" >&2; kill $qemu 2>/dev/null; echo "bench-rtt: the RTT run failed" >&2; exit 1; }
 wait $qemu || { cat "$out/rtt-qemu.log" >&2; echo "bench-rtt: QEMU failed" >&2; exit 1; }
+trap - EXIT
 
 # "tracewire record: 200000 events (123456/s), drops: ..., 4800064 bytes"
 rate() { # log -> "events bytes seconds"
