@@ -43,7 +43,7 @@
 
 #define BATCH 256u   /* operations per timed batch (fits the ring) */
 #define BATCHES 16u  /* N = BATCH * BATCHES */
-#define CUSTOM_ID 20u
+#define CUSTOM_ID 28u /* above the vocabulary (events.def), below 32: a mask bit */
 
 /* ---- output --------------------------------------------------------------- */
 

@@ -33,6 +33,10 @@
 #include <stdint.h>
 #include "tracewire/rtt.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #ifndef TW_CFG_DIRECT
 #define TW_CFG_DIRECT 0
 #endif
@@ -69,5 +73,9 @@ int tw_direct_start(uint32_t mask);
 int tw_direct_stop(uint32_t reason);
 
 void tw_direct_stats(struct tw_direct_stats *st);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -11,6 +11,10 @@
 
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define TW_CM_DWT_CYCCNT (*(volatile uint32_t *)0xE0001004u)
 
 #ifdef TW_CFG_CM_TIMESTAMP_FN
@@ -46,5 +50,9 @@ __attribute__((always_inline)) static inline void tw__port_irq_unlock_inline(uin
   __asm volatile("msr primask, %0" :: "r"(key) : "memory");
 #endif
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -48,6 +48,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "tracewire/error.h"
+#include "tracewire/cdefs.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 #ifndef TW_CFG_RTT_UP
 #define TW_CFG_RTT_UP 1   /* up channels in the control block */
@@ -74,7 +79,7 @@ struct tw_rtt_chan {
   uint32_t rd;     /* read offset: host (up), target (down) */
   uint32_t flags;  /* bits 0-1: enum tw_rtt_mode */
 };
-_Static_assert(sizeof(struct tw_rtt_chan) == TW_RTT_CHAN_BYTES, "RTT channel is 24 bytes");
+TW_STATIC_ASSERT(sizeof(struct tw_rtt_chan) == TW_RTT_CHAN_BYTES, "RTT channel is 24 bytes");
 
 struct tw_rtt_cb {
   char id[TW_RTT_ID_BYTES];
@@ -83,7 +88,7 @@ struct tw_rtt_cb {
   struct tw_rtt_chan up[TW_CFG_RTT_UP];
   struct tw_rtt_chan down[TW_CFG_RTT_DOWN];
 };
-_Static_assert(sizeof(struct tw_rtt_cb) ==
+TW_STATIC_ASSERT(sizeof(struct tw_rtt_cb) ==
                    TW_RTT_CB_HDR_BYTES + TW_RTT_CHAN_BYTES * (TW_CFG_RTT_UP + TW_CFG_RTT_DOWN),
                "RTT control block layout");
 
@@ -119,5 +124,9 @@ int tw_rtt_read(struct tw_rtt_cb *cb, unsigned ch, void *buf, uint32_t cap);
  * block ctx: the whole packet or nothing. 0 when written; TW_EBUSY when it
  * does not fit now (SKIP, TRIM), so the streamer offers it again later. */
 int tw_rtt_send(void *ctx, const void *pkt, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

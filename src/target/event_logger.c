@@ -100,7 +100,7 @@ void tw__logger_reject(struct tw_logger *l)
 void tw__logger_wake(struct tw_logger *l)
 {
   if (xchg(&l->waiting, 0u))
-    tw_port_wake(&l->waiting);
+    tw__wake(&l->waiting);
 }
 
 /* Claim [h, h + need) or return 0 with *h unchanged in meaning. */
@@ -244,10 +244,10 @@ int tw_logger_get(struct tw_logger *l, struct tw_logger_rec *rec,
 int tw_logger_get_wait(struct tw_logger *l, struct tw_logger_rec *rec,
                        uint32_t *buf, uint32_t cap, uint32_t timeout)
 {
-  uint32_t start = tw_port_ticks(), polls = 0;
+  uint32_t start = tw__ticks(), polls = 0;
   for (;;) {
     int r = tw_logger_get(l, rec, buf, cap);
-    uint32_t spent = tw_port_ticks() - start;
+    uint32_t spent = tw__ticks() - start;
     if (r)
       return r;
     if (timeout != TW_WAIT_FOREVER && spent >= timeout)
@@ -261,9 +261,17 @@ int tw_logger_get_wait(struct tw_logger *l, struct tw_logger_rec *rec,
     uint32_t left = timeout == TW_WAIT_FOREVER ? timeout : timeout - spent;
     if (LOAD(&l->head, SEQ_CST) != l->tail)
       left = ++polls < 64u ? 0u : 1u;
-    tw_port_wait(&l->waiting, 1u, left);
+    tw__wait(&l->waiting, 1u, left);
     STORE(&l->waiting, 0u, RELAXED);
   }
+}
+
+uint32_t tw_logger_take_drops(struct tw_logger *l)
+{
+  /* a producer that claimed pending drops either carries them in its
+   * event or adds them back if its own put fails: none is lost or
+   * counted twice whichever side wins */
+  return xchg(&l->drops_pending, 0u);
 }
 
 void tw_logger_stats(struct tw_logger *l, struct tw_logger_stats *st)

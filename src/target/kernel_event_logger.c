@@ -19,18 +19,63 @@ _Static_assert(TW_CFG_KLOG_CAPACITY >= 2 &&
                    (TW_CFG_KLOG_INTERRUPT ? 2u : 0u) |                          \
                    (TW_CFG_KLOG_SLEEP ? 4u : 0u))
 
-static uint32_t ring[TW_CFG_KLOG_CAPACITY];
-static struct tw_logger klog = TW_LOGGER_INITIALIZER(ring, TW_CFG_KLOG_CAPACITY);
+_Static_assert(TW_CFG_CORES >= 1 && TW_CFG_CORES <= 8, "TW_CFG_CORES: 1..8");
+
+/* One ring per core (klog_config.h, TW_CFG_CORES); klog[0] is "the"
+ * logger of a single-core build and of the seed's API. */
+static uint32_t ring[TW_CFG_CORES][TW_CFG_KLOG_CAPACITY];
+#define KLOG(i) TW_LOGGER_INITIALIZER(ring[(i) < TW_CFG_CORES ? (i) : 0], TW_CFG_KLOG_CAPACITY)
+static struct tw_logger klog[TW_CFG_CORES] = {
+  KLOG(0),
+#if TW_CFG_CORES > 1
+  KLOG(1),
+#endif
+#if TW_CFG_CORES > 2
+  KLOG(2),
+#endif
+#if TW_CFG_CORES > 3
+  KLOG(3),
+#endif
+#if TW_CFG_CORES > 4
+  KLOG(4),
+#endif
+#if TW_CFG_CORES > 5
+  KLOG(5),
+#endif
+#if TW_CFG_CORES > 6
+  KLOG(6),
+#endif
+#if TW_CFG_CORES > 7
+  KLOG(7),
+#endif
+};
 static tw_klog_timer_fn timer;
 static uintptr_t collector;
-static uint32_t sleep_ts;
+static uint32_t sleep_ts[TW_CFG_CORES];
+
+#if TW_CFG_CORES > 1
+/* a bad index from the port must not write outside the array */
+#define CORE() (tw_port_core_id() % TW_CFG_CORES)
+#else
+#define CORE() 0u
+#endif
 #if TW_CFG_KLOG_DYNAMIC
 static uint32_t mask = TW_CFG_KLOG_INITIAL_MASK;
 #endif
 
 struct tw_logger *tw_klog_logger(void)
 {
-  return &klog;
+  return &klog[0];
+}
+
+struct tw_logger *tw_klog_logger_of(uint32_t core)
+{
+  return core < TW_CFG_CORES ? &klog[core] : 0;
+}
+
+struct tw_logger *tw_klog_here(void)
+{
+  return &klog[CORE()];
 }
 
 uint32_t tw_klog_timestamp(void)
@@ -61,10 +106,11 @@ __attribute__((always_inline)) static inline void put_words(uint32_t *buf, uint3
 }
 
 /* A full ring or pending drops: the general put counts and carries them. */
-__attribute__((noinline, cold)) static void put_now_slow(uint32_t hdr, uint32_t a, uint32_t b)
+__attribute__((noinline, cold)) static void put_now_slow(struct tw_logger *l, uint32_t hdr,
+                                                         uint32_t a, uint32_t b)
 {
   uint32_t w[3] = { tw_klog_timestamp(), a, b };
-  (void)tw__logger_put(&klog, (uint16_t)(hdr >> 16), 0, w, hdr & 0xFFu, 0u);
+  (void)tw__logger_put(l, (uint16_t)(hdr >> 16), 0, w, hdr & 0xFFu, 0u);
 }
 
 /* The emitters' put (trace.h TW_TRACE_PUT_NOW): hdr = id << 16 | size,
@@ -80,10 +126,10 @@ __attribute__((noinline, cold)) static void put_now_slow(uint32_t hdr, uint32_t 
  * clock on Cortex-M. */
 void tw__trace_put_now(uint32_t hdr, uint32_t a, uint32_t b)
 {
-  struct tw_logger *l = &klog;
+  struct tw_logger *l = &klog[CORE()]; /* this core's ring (one: klog[0]) */
   uint32_t *buf = l->buf, m = l->mask, need = 1u + (hdr & 0xFFu), h;
   if (__atomic_load_n(&timer, __ATOMIC_RELAXED)) {
-    put_now_slow(hdr, a, b);
+    put_now_slow(l, hdr, a, b);
     return;
   }
 #if TW_CFG_LOGGER_CRITICAL
@@ -94,13 +140,13 @@ void tw__trace_put_now(uint32_t hdr, uint32_t a, uint32_t b)
     put_words(buf, m, h, hdr, a, b);
   tw__port_irq_unlock_inline(key);
   if (!ok)
-    put_now_slow(hdr, a, b);
+    put_now_slow(l, hdr, a, b);
   else
     tw__ring_wake(l);
 #else
   if (__atomic_load_n(&l->drops_pending, __ATOMIC_RELAXED) ||
       !tw__ring_reserve(l, &h, need)) {
-    put_now_slow(hdr, a, b);
+    put_now_slow(l, hdr, a, b);
     return;
   }
   put_words(buf, m, h, hdr, a, b);
@@ -159,7 +205,7 @@ static int check_custom(uint16_t id, const uint32_t *data, uint32_t n)
   else if (TW_CFG_KLOG_DYNAMIC && id > TW_KLOG_MAX_DYNAMIC_ID)
     r = TW_ERANGE;
   if (r)
-    tw__logger_reject(&klog);
+    tw__logger_reject(tw_klog_here());
   return r;
 }
 
@@ -167,23 +213,23 @@ int tw_klog_put(uint16_t id, const uint32_t *data, uint32_t n)
 {
   int r = check_custom(id, data, n);
   if (!r && !n) {
-    tw__logger_reject(&klog);
+    tw__logger_reject(tw_klog_here());
     r = TW_EINVAL;
   }
-  return r ? r : tw__logger_put(&klog, id, 0, data, n, 0u);
+  return r ? r : tw__logger_put(tw_klog_here(), id, 0, data, n, 0u);
 }
 
 int tw_klog_put_timed(uint16_t id, const uint32_t *data, uint32_t n)
 {
   int r = check_custom(id, data, n);
   uint32_t ts = tw_klog_timestamp();
-  return r ? r : tw__logger_put(&klog, id, &ts, data, n, 0u);
+  return r ? r : tw__logger_put(tw_klog_here(), id, &ts, data, n, 0u);
 }
 
 static void put_stamped(uint16_t id, uint32_t value)
 {
   uint32_t ts = tw_klog_timestamp();
-  (void)tw__logger_put(&klog, id, &ts, &value, 1u, 0u);
+  (void)tw__logger_put(tw_klog_here(), id, &ts, &value, 1u, 0u);
 }
 
 void tw_klog_context_switch(uintptr_t out, uintptr_t in)
@@ -203,15 +249,16 @@ void tw_klog_interrupt(uint32_t irq)
 void tw_klog_sleep_enter(void)
 {
   if (enabled(TW_KLOG_SLEEP_ID))
-    sleep_ts = tw_klog_timestamp();
+    sleep_ts[CORE()] = tw_klog_timestamp();
 }
 
 void tw_klog_sleep_exit(uint32_t irq, uint32_t wraps)
 {
   if (!enabled(TW_KLOG_SLEEP_ID))
     return;
-  uint32_t d[3] = { sleep_ts, tw_klog_timestamp(), irq };
-  (void)tw__logger_put(&klog, TW_KLOG_SLEEP_ID, 0, d, 3u, wraps);
+  uint32_t core = CORE();
+  uint32_t d[3] = { sleep_ts[core], tw_klog_timestamp(), irq };
+  (void)tw__logger_put(&klog[core], TW_KLOG_SLEEP_ID, 0, d, 3u, wraps);
 }
 
 void tw_klog_register_collector(void)
@@ -226,11 +273,16 @@ uintptr_t tw_klog_collector(void)
 
 int tw_klog_get(struct tw_logger_rec *rec, uint32_t *buf, uint32_t cap)
 {
-  return tw_logger_get(&klog, rec, buf, cap);
+  return tw_logger_get(&klog[0], rec, buf, cap);
 }
 
 int tw_klog_get_wait(struct tw_logger_rec *rec, uint32_t *buf, uint32_t cap,
                      uint32_t timeout)
 {
-  return tw_logger_get_wait(&klog, rec, buf, cap, timeout);
+  return tw_logger_get_wait(&klog[0], rec, buf, cap, timeout);
+}
+
+uint32_t tw_klog_take_drops(void)
+{
+  return tw_logger_take_drops(&klog[0]);
 }

@@ -19,6 +19,10 @@
 #include <stdint.h>
 #include "tracewire/io/conn.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct tw_gdb;
 struct tw_rtt_host;
 
@@ -44,5 +48,9 @@ int tw_conn_rtt_gdb_open(const char *host, const char *port, const char *query, 
  * another transport. */
 const struct tw_gdb *tw_conn_rtt_gdb_client(const struct tw_conn *s);
 const struct tw_rtt_host *tw_conn_rtt_gdb_rtt(const struct tw_conn *s);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

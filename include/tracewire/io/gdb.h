@@ -29,6 +29,10 @@
 #include <stdint.h>
 #include "tracewire/io/conn.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define TW_GDB_MAX_PKT 4096 /* payload bytes this client handles in one packet */
 
 struct tw_gdb {
@@ -78,5 +82,9 @@ int tw_gdb_write(struct tw_gdb *g, uint32_t addr, const void *buf, uint32_t len)
 int tw_gdb_request(struct tw_gdb *g, const char *req, char *reply, size_t cap);
 
 const char *tw_gdb_error(const struct tw_gdb *g);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

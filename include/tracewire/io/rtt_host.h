@@ -20,6 +20,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct tw_rtt_mem {
   /* 0 or a negative TW_E* code (the memory's own message kept by ctx) */
   int (*read)(void *ctx, uint32_t addr, void *buf, uint32_t len);
@@ -69,5 +73,9 @@ int tw_rtt_host_read(struct tw_rtt_host *h, void *buf, size_t cap);
 /* Up to n bytes into the down channel; returns how many fit (0: full), or
  * an error as for read; TW_ENOTSUP without a down channel. */
 int tw_rtt_host_write(struct tw_rtt_host *h, const void *buf, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -31,6 +31,10 @@
 #include <stdint.h>
 #include "tracewire/twt/trace_file.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define TW_TWT_INDEX_EVERY (1u << 20)
 /* Sources a reader decodes separately (trace/input.h: TW_INPUT_MAX_SOURCES). */
 #define TW_TWT_INDEX_SOURCES 8
@@ -96,5 +100,9 @@ int tw_twt_index_point(struct tw_twt_index *ix, long k, struct tw_twt_resume *ou
                        size_t errcap);
 /* File bytes the index read (for the "how much was read" accounting). */
 unsigned long long tw_twt_index_bytes_read(const struct tw_twt_index *ix);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
