@@ -11,9 +11,8 @@
 #include "tracewire/trace.h"
 #include "logger_ring.h"
 
-_Static_assert(TW_CFG_KLOG_CAPACITY >= 2 &&
-               (TW_CFG_KLOG_CAPACITY & (TW_CFG_KLOG_CAPACITY - 1)) == 0,
-               "TW_CFG_KLOG_CAPACITY must be a power of two >= 2");
+_Static_assert(TW_CFG_KLOG_CAPACITY >= 2 && TW_CFG_KLOG_CAPACITY <= TW_LOGGER_MAX_WORDS,
+               "TW_CFG_KLOG_CAPACITY must be 2..TW_LOGGER_MAX_WORDS words");
 
 #define BUILD_SET ((TW_CFG_KLOG_CONTEXT_SWITCH ? 1u : 0u) |                    \
                    (TW_CFG_KLOG_INTERRUPT ? 2u : 0u) |                          \
@@ -90,19 +89,28 @@ uint32_t tw_klog_timestamp_hz(void)
 }
 
 #if !TW_CFG_DIRECT /* else src/target/direct.c puts the emitters' events */
-/* The timestamp and payload (1 or 2 words) of an event reserved at h,
- * then its header. buf and m are the ring's, loaded once by the caller.
- * Masked stores: for three words they cost less than testing for the
- * wrap. */
-__attribute__((always_inline)) static inline void put_words(uint32_t *buf, uint32_t m, uint32_t h,
-                                                            uint32_t hdr, uint32_t a, uint32_t b)
+/* The timestamp and payload (1 or 2 words) of an event reserved at slot
+ * s, then its header. Its words cross the buffer's end only where the
+ * capacity is a power of two (tw__ring_reserve_flat): then with a mask. */
+__attribute__((always_inline)) static inline void put_words(uint32_t *buf, uint32_t s, uint32_t hdr,
+                                                            uint32_t a, uint32_t b)
 {
-  buf[(h + 1u) & m] = tw__port_timestamp_inline();
-  buf[(h + 2u) & m] = a;
-  if ((hdr & 0xFFu) > 2u)
-    buf[(h + 3u) & m] = b;
-  /* release: as in tw__ring_publish, with the ring's fields in registers */
-  __atomic_store_n(&buf[h & m], hdr, __ATOMIC_RELEASE);
+  const uint32_t cap = TW_CFG_KLOG_CAPACITY, size = hdr & 0xFFu;
+  uint32_t ts = tw__port_timestamp_inline();
+  if (s + size < cap) { /* the usual case: plain stores at fixed offsets */
+    uint32_t *p = &buf[s];
+    p[1] = ts;
+    p[2] = a;
+    if (size > 2u)
+      p[3] = b;
+  } else {
+    buf[(s + 1u) & (cap - 1u)] = ts;
+    buf[(s + 2u) & (cap - 1u)] = a;
+    if (size > 2u)
+      buf[(s + 3u) & (cap - 1u)] = b;
+  }
+  /* release: as in tw__ring_publish */
+  __atomic_store_n(&buf[s], hdr, __ATOMIC_RELEASE);
 }
 
 /* A full ring or pending drops: the general put counts and carries them. */
@@ -120,38 +128,37 @@ __attribute__((noinline, cold)) static void put_now_slow(struct tw_logger *l, ui
  * TW_CFG_LOGGER_CRITICAL (one core) the whole put is one interrupt lock,
  * so the event is committed before anything else runs and the emitters'
  * timestamps are in ring order; lock-free, the clock is read after the
- * reservation. A custom timer (tw_klog_set_timer) is a call, so its events
+ * reservation. With a capacity that is not a power of two, an event that
+ * would cross the buffer's end takes the general put too. A custom timer (tw_klog_set_timer) is a call, so its events
  * take the general put, which keeps this one free of calls and so of
  * saved registers; TW_CFG_CM_TIMESTAMP_FN is the inline way to another
  * clock on Cortex-M. */
 void tw__trace_put_now(uint32_t hdr, uint32_t a, uint32_t b)
 {
   struct tw_logger *l = &klog[CORE()]; /* this core's ring (one: klog[0]) */
-  uint32_t *buf = l->buf, m = l->mask, need = 1u + (hdr & 0xFFu), h;
+  uint32_t *buf = l->buf, need = 1u + (hdr & 0xFFu), s1;
   if (__atomic_load_n(&timer, __ATOMIC_RELAXED)) {
     put_now_slow(l, hdr, a, b);
     return;
   }
+  /* the kernel rings' size is a constant here: cheaper index arithmetic */
 #if TW_CFG_LOGGER_CRITICAL
   uint32_t key = tw__port_irq_lock_inline();
-  int ok = !__atomic_load_n(&l->drops_pending, __ATOMIC_RELAXED) &&
-           tw__ring_claim_locked(l, &h, need);
-  if (ok)
-    put_words(buf, m, h, hdr, a, b);
+  s1 = __atomic_load_n(&l->drops_pending, __ATOMIC_RELAXED)
+           ? 0u : tw__ring_reserve_flat(l, need, TW_CFG_KLOG_CAPACITY);
+  if (s1)
+    put_words(buf, s1 - 1u, hdr, a, b);
   tw__port_irq_unlock_inline(key);
-  if (!ok)
+#else
+  s1 = __atomic_load_n(&l->drops_pending, __ATOMIC_RELAXED)
+           ? 0u : tw__ring_reserve_flat(l, need, TW_CFG_KLOG_CAPACITY);
+  if (s1)
+    put_words(buf, s1 - 1u, hdr, a, b);
+#endif
+  if (!s1) /* pending drops, a full ring, or the buffer's end: the general put */
     put_now_slow(l, hdr, a, b);
   else
     tw__ring_wake(l);
-#else
-  if (__atomic_load_n(&l->drops_pending, __ATOMIC_RELAXED) ||
-      !tw__ring_reserve(l, &h, need)) {
-    put_now_slow(l, hdr, a, b);
-    return;
-  }
-  put_words(buf, m, h, hdr, a, b);
-  tw__ring_wake(l);
-#endif
 }
 #endif
 
@@ -224,6 +231,42 @@ int tw_klog_put_timed(uint16_t id, const uint32_t *data, uint32_t n)
   int r = check_custom(id, data, n);
   uint32_t ts = tw_klog_timestamp();
   return r ? r : tw__logger_put(tw_klog_here(), id, &ts, data, n, 0u);
+}
+
+/* The seed's policy for an event that can never fit (seed 004's original):
+ * a drop, told with the next event. Here rather than in the ring core,
+ * whose native put refuses such an event; any context. */
+void tw__logger_drop(struct tw_logger *l)
+{
+#if TW_CFG_LOGGER_CRITICAL
+  uint32_t key = tw_port_irq_lock();
+  __atomic_store_n(&l->drops_pending, __atomic_load_n(&l->drops_pending, __ATOMIC_RELAXED) + 1u,
+                   __ATOMIC_RELAXED);
+  __atomic_store_n(&l->drops_total, __atomic_load_n(&l->drops_total, __ATOMIC_RELAXED) + 1u,
+                   __ATOMIC_RELAXED);
+  tw_port_irq_unlock(key);
+#else
+  __atomic_fetch_add(&l->drops_pending, 1u, __ATOMIC_RELAXED);
+  __atomic_fetch_add(&l->drops_total, 1u, __ATOMIC_RELAXED);
+#endif
+}
+
+int tw__klog_put_seed(uint16_t id, const uint32_t *data, uint32_t n, int timed)
+{
+  struct tw_logger *l = tw_klog_here();
+  int r = check_custom(id, data, n);
+  if (!r && !n && !timed) {
+    tw__logger_reject(l);
+    r = TW_EINVAL;
+  }
+  if (r)
+    return r;
+  if (1u + (timed != 0) + n > l->cap) {
+    tw__logger_drop(l); /* never fits: a drop, as in the original */
+    return TW_ENOSPC;
+  }
+  uint32_t ts = timed ? tw_klog_timestamp() : 0u;
+  return tw__logger_put(l, id, timed ? &ts : 0, data, n, 0u);
 }
 
 static void put_stamped(uint16_t id, uint32_t value)
