@@ -50,6 +50,11 @@ assert all(t["cpu_ns"] > 0 and t["switches_in"] == 50 for t in on["migrant"].val
 assert sorted(on["stays0"]) == [0] and sorted(on["stays1"]) == [1], on
 PY
 "$tw" export -q "$tmp/smp.bin" -f perfetto -o "$tmp/t.perfetto-trace"
+. "$2/tests/perfetto_validate.sh"
+perfetto_validate "$2" "$tw" "$tmp/t.perfetto-trace" "$tmp/smp.bin" > "$tmp/pf.txt" ||
+  fail "the Perfetto export fails tests/perfetto_check.py: $(cat "$tmp/pf.txt")"
+grep -q "2 cpus" "$tmp/pf.txt" || ! [ -f "${TW_PERFETTO_PROTO:-}" ] ||
+  fail "the Perfetto export does not have the two cores as two CPUs: $(cat "$tmp/pf.txt")"
 "$tw" export -q "$tmp/smp.bin" -f json -o "$tmp/t.json"
 grep -q '"cpu1"\|cpu1' "$tmp/t.json" || fail "the JSON timeline has no cpu1"
 # a full name table is reported in the trace and by `tracewire info`
