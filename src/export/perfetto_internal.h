@@ -115,6 +115,7 @@ struct pf_mark {
 
 struct pf_nent;
 struct pf_dent;
+struct pf_kplan;
 
 struct pf {
   struct tw_export *x;
@@ -135,6 +136,7 @@ struct pf {
   /* interning on the track-event sequence */
   struct pf_nent *names;
   size_t nnames, capnames;
+  struct pf_kplan *kplan;   /* name keys by meaning row or kind (perfetto.c) */
   struct pf_dent *dnames;
   size_t ndnames, capdnames;
   uint64_t next_iid[4];     /* by InternedData field: categories, names, debug names */

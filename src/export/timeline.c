@@ -94,6 +94,7 @@ struct timeline {
   struct tl_flow *flows;
   size_t nflows;
   uint64_t next_flow, last_ts, cur_ts;
+  uint64_t names;          /* NAME changes so far (tw__tl_names) */
   int have_ts;
   char *buf;               /* scratch for names and argument text */
   size_t cap;
@@ -130,6 +131,11 @@ int32_t tw__tl_pid(const struct timeline *tl, uint16_t endpoint)
 int32_t tw__tl_tid(const struct timeline *tl, const struct tw_rtos_task *t)
 {
   return tw__tl_pid(tl, t->endpoint) | (int32_t)t->number;
+}
+
+uint64_t tw__tl_names(const struct timeline *tl)
+{
+  return tl->names;
 }
 
 const struct tw_rtos *tw__tl_model(const struct timeline *tl)
@@ -536,6 +542,7 @@ static void on_change(void *ctx, const struct tw_rtos_change *ch)
       mark(tl, &so->count, 1, ch->obj->id);
     break;
   case TW_RTOS_CH_NAME:
+    tl->names++;
     if (ch->task && ch->task->id < tl->ntasks && tl->tasks[ch->task->id]) {
       tl->ops->track(tl->b, task_track(tl, ch->task)); /* renamed */
       if (tl->ops->sched)
