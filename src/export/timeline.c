@@ -516,13 +516,10 @@ static void on_irq(struct timeline *tl, struct tl_core *c, const struct tw_rtos_
   }
 }
 
-static void on_change(void *ctx, const struct tw_rtos_change *ch)
+static __attribute__((noinline)) void on_other(struct timeline *tl, struct tl_core *c,
+                                                const struct tw_rtos_change *ch)
 {
-  struct timeline *tl = ctx;
-  struct tl_core *c = ch->core ? core_of(tl, ch) : NULL;
   struct tl_obj *so;
-  if (!c)
-    return;
   switch (ch->kind) {
   case TW_RTOS_CH_SWITCH:
     on_switch(tl, c, ch);
@@ -550,14 +547,38 @@ static void on_change(void *ctx, const struct tw_rtos_change *ch)
     }
     owner_changed(tl, c, ch->core, ch->t); /* an idle task's time is not busy */
     break;
-  case TW_RTOS_CH_EVENT:
-    instant(tl, c, ch);
-    c->prev_t = ch->t;
-    break;
   default:
     break;
   }
 }
+
+/* Every event ends in an EVENT change: that path is kept short; the
+ * other kinds go through on_other. */
+static void on_change(void *ctx, const struct tw_rtos_change *ch)
+{
+  struct timeline *tl = ctx;
+  const struct tw_rtos_core *mc = ch->core;
+  struct tl_core *c;
+  if (!mc)
+    return;
+  c = mc->id < tl->ncores ? tl->cores[mc->id] : NULL;
+  if (__builtin_expect(!c, 0) && !(c = core_of(tl, ch)))
+    return;
+  if (ch->kind == TW_RTOS_CH_EVENT) {
+    instant(tl, c, ch);
+    c->prev_t = ch->t;
+    return;
+  }
+  on_other(tl, c, ch);
+}
+
+/* The kinds of change the timeline draws (not PRIO, IRQ_NAME, END: a
+ * frame's irq is read when it ends, the rest draws nothing). */
+#define TL_KINDS                                                                               \
+  (TW_RTOS_CH_BIT(TW_RTOS_CH_LOSS) | TW_RTOS_CH_BIT(TW_RTOS_CH_SWITCH) |                        \
+   TW_RTOS_CH_BIT(TW_RTOS_CH_TASK) | TW_RTOS_CH_BIT(TW_RTOS_CH_IRQ_ENTER) |                     \
+   TW_RTOS_CH_BIT(TW_RTOS_CH_IRQ_EXIT) | TW_RTOS_CH_BIT(TW_RTOS_CH_OBJ) |                       \
+   TW_RTOS_CH_BIT(TW_RTOS_CH_NAME) | TW_RTOS_CH_BIT(TW_RTOS_CH_EVENT))
 
 /* ---- instants ---------------------------------------------------------------- */
 
@@ -727,7 +748,10 @@ static void instant(struct timeline *tl, struct tl_core *c, const struct tw_rtos
   const struct tw_meaning *mn = ch->meaning;
   const struct tl_track *where, *from;
   uint64_t flow_out = 0, flow_in = 0;
-  load_advance(tl, c, ch->t);
+  /* the load is worked out at owner changes and window ends: advancing
+   * it at every event adds the same busy time in more steps */
+  if (ch->t >= c->win_start + tl->x->cfg.load_window_ns)
+    load_advance(tl, c, ch->t);
   if (drawn_as_slices(mn)) {
     if (ch->ev->flags & TW_EVENT_TIME_INFERRED) {
       /* a slice has no arguments to carry the mark: an instant says it */
@@ -759,7 +783,7 @@ struct timeline *tw__tl_open(struct tw_export *x, const struct tl_ops *ops, void
   struct timeline *tl = calloc(1, sizeof *tl);
   if (!tl || !(tl->flows = calloc(TL_FLOWS, sizeof *tl->flows)) ||
       !(tl->fnames = tw__fields_new(tw__rw_utf8, arg_reserved)) || tw_rtos_create(&tl->m) < 0 ||
-      tw_rtos_observe(tl->m, on_change, tl) < 0) {
+      tw_rtos_observe_kinds(tl->m, on_change, tl, TL_KINDS) < 0) {
     if (tl) {
       tw_rtos_destroy(tl->m);
       free(tl->flows);
@@ -777,7 +801,7 @@ struct timeline *tw__tl_open(struct tw_export *x, const struct tl_ops *ops, void
 
 void tw__tl_event(struct timeline *tl, const struct tw_event *ev)
 {
-  if (tl->have_ts && ev->time_ns > tl->cur_ts)
+  if (tl->ndirty && tl->have_ts && ev->time_ns > tl->cur_ts)
     flush_counters(tl);
   if (!tl->have_ts || ev->time_ns > tl->cur_ts)
     tl->cur_ts = ev->time_ns;
