@@ -91,6 +91,8 @@ struct timeline {
   size_t nobjs;
   struct tl_dirty *dirty;
   size_t ndirty, capdirty;
+  uint32_t *lost_sems;     /* semaphores a loss forgot, marked at its event (sem_loss) */
+  size_t nlost_sems, caplost_sems;
   struct tl_flow *flows;
   size_t nflows;
   uint64_t next_flow, last_ts, cur_ts;
@@ -492,9 +494,75 @@ static int not_running(const struct timeline *tl, const struct tw_rtos_task *t)
   return !(mc->running_known && mc->running == t);
 }
 
+/* ---- semaphore counts --------------------------------------------------------- */
+
+/* A semaphore's count can change only when an event acts on it, or at a
+ * loss; the timeline takes no OBJ changes (they cost the model its
+ * bookkeeping on every event) and marks a semaphore's counter where the
+ * model would have told an OBJ change: its act on the event's object, a
+ * task starting or ending a wait on it, a loss forgetting it. Marks come
+ * in the same order, so the counters are written in the same order. */
+static void sem_mark(struct timeline *tl, const struct tw_rtos_obj *o)
+{
+  struct tl_obj *so;
+  if (o && o->kind == TW_OBJ_SEM && (so = obj_slot(tl, o)))
+    mark(tl, &so->count, 1, o->id);
+}
+
+static int waits_on(const struct tw_rtos_phase *p)
+{
+  return p->state == TW_RTOS_BLOCKED &&
+         (p->wait == TW_RTOS_WAIT_OBJECT || p->wait == TW_RTOS_WAIT_CONDITION);
+}
+
+/* A phase change moves the waiter counts of the objects waited on (the
+ * model updates them after telling the change: a wait that ends on an
+ * object with no waiters known changes nothing). */
+static void sem_waits(struct timeline *tl, const struct tw_rtos_change *ch)
+{
+  const struct tw_rtos_task *t = ch->task;
+  const struct tw_rtos_obj *o;
+  if (ch->old.state == TW_RTOS_BLOCKED && waits_on(&ch->old) && ch->old.wait_kind == TW_OBJ_SEM &&
+      (o = tw_rtos_obj(tl->m, t->endpoint, TW_OBJ_SEM, ch->old.wait_obj)) && o->waiters)
+    sem_mark(tl, o);
+  if (waits_on(&t->now) && t->now.wait_kind == TW_OBJ_SEM)
+    sem_mark(tl, tw_rtos_obj(tl->m, t->endpoint, TW_OBJ_SEM, t->now.wait_obj));
+}
+
+/* A loss forgets every object of its endpoint with something known
+ * (docs/model.md, "Loss"): remembered now (the state is still the one
+ * before the gap), marked after the tasks' changes, at the event. */
+static void sem_loss(struct timeline *tl, const struct tw_rtos_change *ch)
+{
+  for (size_t i = 0; i < tw_rtos_nobjs(tl->m); i++) {
+    const struct tw_rtos_obj *o = tw_rtos_obj_at(tl->m, i);
+    if (o->endpoint != ch->core->endpoint || o->kind != TW_OBJ_SEM ||
+        (!o->holder_known && !o->held && !o->depth && !o->count && !o->count_exact))
+      continue;
+    if (tl->nlost_sems == tl->caplost_sems &&
+        grow(tl, &tl->lost_sems, &tl->caplost_sems, tl->nlost_sems, sizeof *tl->lost_sems) < 0)
+      return;
+    tl->lost_sems[tl->nlost_sems++] = (uint32_t)i;
+  }
+}
+
+/* The event's own act on a semaphore, after the losses applied before it. */
+static void sem_event(struct timeline *tl, const struct tw_rtos_change *ch)
+{
+  const struct tw_meaning *mn = ch->meaning;
+  for (size_t i = 0; i < tl->nlost_sems; i++)
+    sem_mark(tl, tw_rtos_obj_at(tl->m, tl->lost_sems[i]));
+  tl->nlost_sems = 0;
+  if (ch->obj && mn && mn->obj_act != TW_OACT_NONE && mn->act != TW_ACT_NAME &&
+      mn->act != TW_ACT_IRQ_ENTER && mn->act != TW_ACT_IRQ_EXIT && mn->act != TW_ACT_IRQ_NAME &&
+      mn->act != TW_ACT_LOSS && mn->act != TW_ACT_TRACE_STOP && mn->act != TW_ACT_TRACE_START)
+    sem_mark(tl, ch->obj);
+}
+
 static void on_task(struct timeline *tl, struct tl_core *c, const struct tw_rtos_change *ch)
 {
   mark(tl, &c->ep->ready, 0, c->ep_index);
+  sem_waits(tl, ch);
   if (tl->ops->sched && ch->task->now.state != TW_RTOS_RUNNING && not_running(tl, ch->task)) {
     task_track(tl, ch->task);
     tl->ops->sched->state(tl->b, ch);
@@ -519,7 +587,6 @@ static void on_irq(struct timeline *tl, struct tl_core *c, const struct tw_rtos_
 static __attribute__((noinline)) void on_other(struct timeline *tl, struct tl_core *c,
                                                 const struct tw_rtos_change *ch)
 {
-  struct tl_obj *so;
   switch (ch->kind) {
   case TW_RTOS_CH_SWITCH:
     on_switch(tl, c, ch);
@@ -529,14 +596,11 @@ static __attribute__((noinline)) void on_other(struct timeline *tl, struct tl_co
     on_irq(tl, c, ch);
     break;
   case TW_RTOS_CH_LOSS:
+    sem_loss(tl, ch);
     on_loss(tl, c, ch);
     break;
   case TW_RTOS_CH_TASK:
     on_task(tl, c, ch);
-    break;
-  case TW_RTOS_CH_OBJ:
-    if (ch->obj->kind == TW_OBJ_SEM && (so = obj_slot(tl, ch->obj)))
-      mark(tl, &so->count, 1, ch->obj->id);
     break;
   case TW_RTOS_CH_NAME:
     tl->names++;
@@ -565,6 +629,8 @@ static void on_change(void *ctx, const struct tw_rtos_change *ch)
   if (__builtin_expect(!c, 0) && !(c = core_of(tl, ch)))
     return;
   if (ch->kind == TW_RTOS_CH_EVENT) {
+    if (__builtin_expect(ch->obj != NULL || tl->nlost_sems, 0))
+      sem_event(tl, ch);
     instant(tl, c, ch);
     c->prev_t = ch->t;
     return;
@@ -573,12 +639,13 @@ static void on_change(void *ctx, const struct tw_rtos_change *ch)
 }
 
 /* The kinds of change the timeline draws (not PRIO, IRQ_NAME, END: a
- * frame's irq is read when it ends, the rest draws nothing). */
+ * frame's irq is read when it ends, the rest draws nothing; not OBJ:
+ * see sem_mark). */
 #define TL_KINDS                                                                               \
   (TW_RTOS_CH_BIT(TW_RTOS_CH_LOSS) | TW_RTOS_CH_BIT(TW_RTOS_CH_SWITCH) |                        \
    TW_RTOS_CH_BIT(TW_RTOS_CH_TASK) | TW_RTOS_CH_BIT(TW_RTOS_CH_IRQ_ENTER) |                     \
-   TW_RTOS_CH_BIT(TW_RTOS_CH_IRQ_EXIT) | TW_RTOS_CH_BIT(TW_RTOS_CH_OBJ) |                       \
-   TW_RTOS_CH_BIT(TW_RTOS_CH_NAME) | TW_RTOS_CH_BIT(TW_RTOS_CH_EVENT))
+   TW_RTOS_CH_BIT(TW_RTOS_CH_IRQ_EXIT) | TW_RTOS_CH_BIT(TW_RTOS_CH_NAME) |                      \
+   TW_RTOS_CH_BIT(TW_RTOS_CH_EVENT))
 
 /* ---- instants ---------------------------------------------------------------- */
 
@@ -856,6 +923,7 @@ void tw__tl_close(struct timeline *tl)
     free(tl->tasks[i]);
   free(tl->tasks);
   free(tl->dirty);
+  free(tl->lost_sems);
   free(tl->flows);
   free(tl->buf);
   tw__fields_free(tl->fnames);
