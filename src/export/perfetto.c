@@ -277,13 +277,11 @@ static int grow_table(struct pf *pf, void *tabp, size_t *cap, size_t n, size_t e
 static uint64_t nkey_hash(const void *p)
 {
   const struct pf_nent *e = p;
-  uint64_t h = (uint64_t)(uintptr_t)e->d * 0x9E3779B97F4A7C15ull ^
-               ((uint64_t)e->v[0] << 32 | (uint64_t)e->on_task << 16 | e->ep) *
-                   0xC2B2AE3D27D4EB4Full ^
-               ((uint64_t)e->v[1] << 32 | e->v[2]) * 0x165667B19E3779F9ull ^
-               (uint64_t)e->v[3] * 0xFF51AFD7ED558CCDull;
-  h = (h ^ h >> 32) * 0xD6E8FEB86659FD93ull;
-  return h ^ h >> 32;
+  uint64_t h = ((uint64_t)(uintptr_t)e->d ^ ((uint64_t)e->v[0] << 32 | (uint64_t)e->on_task << 16 |
+                                             e->ep)) * 0x9E3779B97F4A7C15ull;
+  h ^= ((uint64_t)e->v[1] << 32 | e->v[2]) + ((uint64_t)e->v[3] << 16);
+  h *= 0xD6E8FEB86659FD93ull;
+  return h ^ h >> 29;
 }
 
 static uint64_t nent_iid(const void *p) { return ((const struct pf_nent *)p)->iid; }
@@ -769,6 +767,18 @@ static void argument(struct pf *pf, const struct tw_event *ev, unsigned i,
   size_t at;
   if (pb_room(b, 48) < 0)
     return;
+  if (f->type != TW_FT_STRING && f->type != TW_FT_F32 && !tw_field_type_signed(f->type)) {
+    /* the common argument, a number: its length known before it is written */
+    uint64_t iid = arg_name(pf, d, i, custom);
+    uint8_t *p = b->p + b->n;
+    *p++ = TE_DEBUG << 3 | PB_LEN;
+    *p++ = (uint8_t)(2 + pb_varint_len(iid) + pb_varint_len(v)); /* at most 12 */
+    *p++ = DA_NAME_IID << 3 | PB_VARINT;
+    p = pb_varint_at(p, iid);
+    *p++ = DA_UINT << 3 | PB_VARINT;
+    b->n = (size_t)(pb_varint_at(p, v) - b->p);
+    return;
+  }
   at = pb_open(b, TE_DEBUG);
   pb_uint(b, DA_NAME_IID, arg_name(pf, d, i, custom));
   if (f->type == TW_FT_STRING) /* whole, NUL bytes and all */

@@ -70,6 +70,7 @@ struct tl_task {
   struct tl_track t;
   const char *src; /* the model's name it was made from */
   char num[16];    /* "task N" while it has none */
+  uint64_t notify_flow; /* a flow from the notification that released it, to end */
 };
 
 struct tl_flow {
@@ -92,6 +93,9 @@ struct timeline {
   struct tl_dirty *dirty;
   size_t ndirty, capdirty;
   uint32_t *lost_sems;     /* semaphores a loss forgot, marked at its event (sem_loss) */
+  /* what the event being fed released (on_task), for its flows */
+  uint64_t released;       /* the key of the object a task stopped waiting on; 0: none */
+  const struct tw_rtos_task *notified; /* the task a notification made ready */
   size_t nlost_sems, caplost_sems;
   struct tl_flow *flows;
   size_t nflows;
@@ -559,10 +563,29 @@ static void sem_event(struct timeline *tl, const struct tw_rtos_change *ch)
     sem_mark(tl, ch->obj);
 }
 
+static uint64_t flow_key(uint16_t endpoint, unsigned kind, uint32_t number)
+{
+  return (uint64_t)endpoint << 40 | (uint64_t)kind << 32 | number | 1ull << 63;
+}
+
+/* A task made ready: by a notification, or released from a wait on an
+ * object (the flow from the object's give ends at the event). */
+static void released(struct timeline *tl, const struct tw_rtos_change *ch)
+{
+  if (ch->task->now.state != TW_RTOS_READY || ch->old.state == TW_RTOS_READY ||
+      ch->old.state == TW_RTOS_RUNNING)
+    return;
+  if (ch->why == TW_ACT_NOTIFY)
+    tl->notified = ch->task;
+  else if (waits_on(&ch->old) && !tl->released)
+    tl->released = flow_key(ch->task->endpoint, ch->old.wait_kind, ch->old.wait_obj);
+}
+
 static void on_task(struct timeline *tl, struct tl_core *c, const struct tw_rtos_change *ch)
 {
   mark(tl, &c->ep->ready, 0, c->ep_index);
   sem_waits(tl, ch);
+  released(tl, ch);
   if (tl->ops->sched && ch->task->now.state != TW_RTOS_RUNNING && not_running(tl, ch->task)) {
     task_track(tl, ch->task);
     tl->ops->sched->state(tl->b, ch);
@@ -633,6 +656,8 @@ static void on_change(void *ctx, const struct tw_rtos_change *ch)
       sem_event(tl, ch);
     instant(tl, c, ch);
     c->prev_t = ch->t;
+    tl->released = 0;
+    tl->notified = NULL;
     return;
   }
   on_other(tl, c, ch);
@@ -662,7 +687,12 @@ static struct tl_flow *flow_slot(struct timeline *tl, uint64_t key, int insert)
 }
 
 /* A give with no task while a task waits on the object may release it:
- * it starts a flow; the object's next release of a task ends it. */
+ * it starts a flow; the object's next release of a task ends it (the
+ * release's event names the object, as a ToTask does, or the task it
+ * makes ready had waited on it, as FreeRTOS's TaskEvent Ready after a
+ * send, give, set bits or write). A notification that makes a task ready
+ * starts a flow that ends at the task's next instant (FreeRTOS records
+ * its TaskEvent Ready next). */
 static void flows(struct timeline *tl, const struct tw_rtos_change *ch, int can_start,
                   uint64_t *out, uint64_t *in)
 {
@@ -670,13 +700,28 @@ static void flows(struct timeline *tl, const struct tw_rtos_change *ch, int can_
   uint64_t key;
   struct tl_flow *fl;
   enum tw_obj_act a;
-  if (!mn || !ch->obj)
+  if (!mn)
     return;
+  if (mn->act == TW_ACT_NOTIFY) {
+    struct tl_task *k;
+    if (can_start && tl->notified && tl->notified->id < tl->ntasks &&
+        (k = tl->tasks[tl->notified->id]) != NULL)
+      k->notify_flow = *out = ++tl->next_flow;
+    return;
+  }
+  if (!ch->obj) {
+    if (mn->act == TW_ACT_READY && tl->released && (fl = flow_slot(tl, tl->released, 0)) &&
+        fl->id) {
+      *in = fl->id;
+      fl->id = 0;
+    }
+    return;
+  }
   a = mn->obj_act;
-  key = (uint64_t)ch->obj->endpoint << 40 | (uint64_t)ch->obj->kind << 32 | ch->obj->number |
-        1ull << 63;
+  key = flow_key(ch->obj->endpoint, ch->obj->kind, ch->obj->number);
   if (mn->task_field < 0 && (a == TW_OACT_GIVE || a == TW_OACT_GIVE_MANY ||
-                             a == TW_OACT_RELEASE_MANY || a == TW_OACT_RELEASE_ALL)) {
+                             a == TW_OACT_RELEASE_MANY || a == TW_OACT_RELEASE_ALL ||
+                             a == TW_OACT_SIGNAL)) {
     /* a give releases a task only when one waits: otherwise the flow
      * would have no end (and cost a flow id for nothing) */
     if (!can_start || !ch->obj->waiters)
@@ -828,7 +873,10 @@ static void instant(struct timeline *tl, struct tl_core *c, const struct tw_rtos
     }
     return;
   }
-  if (ch->task && mn && mn->act != TW_ACT_NAME)
+  /* a notification is drawn where it was given (the running task's
+   * core, or the interrupt's), naming the task it notifies: its flow
+   * goes to that task */
+  if (ch->task && mn && mn->act != TW_ACT_NAME && mn->act != TW_ACT_NOTIFY)
     where = task_track(tl, ch->task);
   else
     where = mn && mn->act == TW_ACT_IRQ_NAME && !tl->ops->sched ? &c->t_irq : &c->t_core;
@@ -839,7 +887,16 @@ static void instant(struct timeline *tl, struct tl_core *c, const struct tw_rtos
     from = where;
   else
     from = c->irqs_open > 0 ? &c->t_irq : c->run ? &c->t_core : NULL;
-  flows(tl, ch, from != NULL, &flow_out, &flow_in);
+  if (__builtin_expect(tl->released || tl->notified, 0) || (mn && ch->obj) ||
+      (mn && mn->act == TW_ACT_NOTIFY))
+    flows(tl, ch, from != NULL, &flow_out, &flow_in);
+  if (where->kind == TL_TASK && !flow_in && ch->task && ch->task->id < tl->ntasks) {
+    struct tl_task *k = tl->tasks[ch->task->id]; /* made by task_track above */
+    if (k && __builtin_expect(k->notify_flow != 0, 0)) {
+      flow_in = k->notify_flow;
+      k->notify_flow = 0;
+    }
+  }
   tl->ops->instant(tl->b, ch->t, where, ch, flow_out, from, flow_in);
 }
 

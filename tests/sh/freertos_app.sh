@@ -14,7 +14,13 @@
 #   - `tracewire analyze` shows those waits for what they are, low2's
 #     inherited priority, and the release latency of the tick "interrupt"'s
 #     give; the JSON says which inversions inheritance bounded; the JSON
-#     timeline has low2's inheritance and disinheritance on its track.
+#     timeline has low2's inheritance and disinheritance on its track;
+#   - the Perfetto file shows FreeRTOS's scheduling as analyze does: as
+#     many wake-ups from an interrupt as analyze's releases from one, a
+#     blocked reason naming each FreeRTOS object for every wait analyze
+#     counts on it (queues, semaphores, event groups, stream buffers,
+#     mutexes), none "not traced", and flow arrows from gives and
+#     notifications to the tasks they wake.
 # TARGET=qemu (tests/sh/freertos_qemu.sh) runs the same checks on the
 # Cortex-M3 build under QEMU.
 # Args: build dir, source dir.
@@ -117,4 +123,30 @@ names = {e["tid"]: e["args"]["name"] for e in ev if e.get("ph") == "M" and e["na
 on_low2 = {e.get("name") for e in ev if names.get(e.get("tid")) == "low2"}
 assert {"TaskEvent PriorityInherit", "TaskEvent PriorityDisinherit"} <= on_low2, sorted(on_low2)
 PY
+# the Perfetto file: wake-ups, blocked reasons and flows, against analyze
+if command -v protoc >/dev/null && [ -f "${TW_PERFETTO_PROTO:-}" ]; then
+  python3 "$S/tests/perfetto_check.py" --summary "$tmp/pf.json" "$TW_PERFETTO_PROTO" \
+    "$out/trace.perfetto-trace" > /dev/null || fail "perfetto_check.py --summary"
+  python3 - "$tmp/pf.json" "$tmp/an.json" <<'PY' || fail "the Perfetto file does not show the FreeRTOS scheduling analyze sees"
+import json, sys
+s = list(json.load(open(sys.argv[1])).values())[0]
+a = json.load(open(sys.argv[2]))
+assert sum(s["wakings"].values()) > 0, "no sched_waking"
+irq = sum(c["release_latency"]["n"] for c in a["cores"] if c.get("release_latency"))
+assert s["waking_irq"] == irq, "wake-ups from an interrupt: %d, analyze's releases from one: %d" % (
+    s["waking_irq"], irq)
+blocked = s["blocked"]
+assert not [k for k in blocked if k.startswith("not traced")], blocked
+waits = [(o["kind"], o["obj"], o["name"], o["waits"]) for o in a["objects"] if o["waits"]]
+waits += [("mutex", m["mutex"], m["name"], m["blocks"]) for m in a["mutexes"] if m["blocks"]]
+assert {w[0] for w in waits} >= {"queue", "sem", "egroup", "sbuf", "mutex"}, waits
+for kind, n, name, want in waits:
+    what = "%s %d %s" % (kind, n, name)
+    got = blocked.get(what, 0) + blocked.get(what + " (its state)", 0)
+    assert got == want, "%s: %d blocked reasons, analyze counts %d waits" % (what, got, want)
+assert s["flows"] > 0, "no flow from a give or a notification to the task it wakes"
+notify = [k for k in s["instants"] if k.startswith("NotifyEvent Notify task ")]
+assert notify, "no notification drawn where it was given, naming the task notified"
+PY
+fi
 echo "freertos_app.sh: counts exact, drops announced, findings as planted ($kind)"
