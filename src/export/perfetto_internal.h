@@ -86,6 +86,7 @@ struct pf_cpu {
   struct pbuf ev;   /* FtraceEvents: blocked reasons, interrupts */
   uint64_t last_sw, last_wk;
   unsigned n, nsw, nwk, ncomm, irqflags;
+  unsigned left; /* events the arrays have room for (bundle_room) */
   uint32_t comm_key[PF_COMM_SLOTS]; /* task id + 1 (0: free; ~0: swapper) */
   uint16_t comm_idx[PF_COMM_SLOTS];
   struct pf_frame frames[TW_RTOS_MAX_NEST]; /* ended, waiting for the outermost */

@@ -96,6 +96,7 @@ struct timeline {
   /* what the event being fed released (on_task), for its flows */
   uint64_t released;       /* the key of the object a task stopped waiting on; 0: none */
   const struct tw_rtos_task *notified; /* the task a notification made ready */
+  size_t notify_flows;     /* tasks with a notify_flow to end */
   size_t nlost_sems, caplost_sems;
   struct tl_flow *flows;
   size_t nflows;
@@ -705,8 +706,10 @@ static void flows(struct timeline *tl, const struct tw_rtos_change *ch, int can_
   if (mn->act == TW_ACT_NOTIFY) {
     struct tl_task *k;
     if (can_start && tl->notified && tl->notified->id < tl->ntasks &&
-        (k = tl->tasks[tl->notified->id]) != NULL)
+        (k = tl->tasks[tl->notified->id]) != NULL) {
+      tl->notify_flows += !k->notify_flow;
       k->notify_flow = *out = ++tl->next_flow;
+    }
     return;
   }
   if (!ch->obj) {
@@ -890,11 +893,13 @@ static void instant(struct timeline *tl, struct tl_core *c, const struct tw_rtos
   if (__builtin_expect(tl->released || tl->notified, 0) || (mn && ch->obj) ||
       (mn && mn->act == TW_ACT_NOTIFY))
     flows(tl, ch, from != NULL, &flow_out, &flow_in);
-  if (where->kind == TL_TASK && !flow_in && ch->task && ch->task->id < tl->ntasks) {
+  if (__builtin_expect(tl->notify_flows != 0, 0) && where->kind == TL_TASK && !flow_in &&
+      ch->task && ch->task->id < tl->ntasks) {
     struct tl_task *k = tl->tasks[ch->task->id]; /* made by task_track above */
-    if (k && __builtin_expect(k->notify_flow != 0, 0)) {
+    if (k && k->notify_flow) {
       flow_in = k->notify_flow;
       k->notify_flow = 0;
+      tl->notify_flows--;
     }
   }
   tl->ops->instant(tl->b, ch->t, where, ch, flow_out, from, flow_in);
