@@ -228,55 +228,26 @@ int tw_logger_put(struct tw_logger *l, uint16_t id, const uint32_t *data,
 }
 #endif
 
-/* Header of the oldest committed event, or 0. */
-static uint32_t peek(struct tw_logger *l, uint32_t t)
-{
-  /* acquire: pairs with the producer's release of the header */
-  return LOAD(&l->buf[slot(l->cap, t)], ACQUIRE);
-}
-
-static uint32_t event_words(uint32_t hdr)
-{
-  return 1u + (hdr & 0xFFu) + (hdr >> 8 & 1u) + (hdr >> 9 & 1u); /* HDR_DROPS, HDR_WRAPS */
-}
-
-/* The word after slot *k, which the consumer retires as it reads it. */
-static uint32_t take(uint32_t *b, uint32_t cap, uint32_t *k)
-{
-  uint32_t *w = &b[*k = step(cap, *k)], v = *w;
-  *w = 0u;
-  return v;
-}
-
 int tw_logger_get(struct tw_logger *l, struct tw_logger_rec *rec,
                   uint32_t *buf, uint32_t cap)
 {
+  struct tw__ring_ev v;
   if (!l || !rec || !buf || !cap)
     return TW_EINVAL;
-  uint32_t t = l->tail, c = l->cap, *b = l->buf, s = slot(c, t), k = s;
-  uint32_t hdr = peek(l, t);
-  if (!hdr)
+  if (!tw__ring_peek(l, &v))
     return 0;
-  uint32_t size = hdr & 0xFFu;
-  rec->id = (uint16_t)(hdr >> 16);
+  uint32_t size = v.hdr & 0xFFu;
+  rec->id = (uint16_t)(v.hdr >> 16);
   rec->size = (uint16_t)size;
   if (size > cap) {
     rec->dropped = 0; /* the drops are reported once, with the event itself */
     return TW_EMSGSIZE;
   }
-  /* every word is zeroed as it is read (a loop of its own would become a
-   * memset call, dearer than the few words of an event). whole_drops is 0
-   * unless this event fills the ring and carries drops (see the top) */
-  rec->dropped = hdr & HDR_DROPS ? take(b, c, &k) : l->whole_drops;
-  l->whole_drops = 0u;
-  rec->wraps = hdr & HDR_WRAPS ? take(b, c, &k) : 0u;
+  rec->dropped = v.dropped;
+  rec->wraps = v.wraps;
   for (uint32_t i = 0; i < size; i++)
-    buf[i] = take(b, c, &k);
-  STORE(&b[s], 0u, RELAXED);
-  /* release: our reads and zeroing happen before producers reuse words
-   * (whole_drops too) */
-  STORE(&l->tail, advance(c, t, event_words(hdr)), RELEASE);
-  l->retrieved++;
+    buf[i] = tw__ring_word(l, &v, i);
+  tw__ring_retire(l, &v);
   return (int)size;
 }
 
@@ -318,7 +289,7 @@ void tw_logger_stats(struct tw_logger *l, struct tw_logger_stats *st)
   uint32_t cap = l->cap, s = slot(cap, l->tail), queued = 0, hdr;
   uint32_t u = used(cap, LOAD(&l->head, ACQUIRE), l->tail);
   for (uint32_t w = 0; w < u && (hdr = LOAD(&l->buf[at(cap, s, w)], ACQUIRE)) != 0;
-       w += event_words(hdr))
+       w += tw__ring_event_words(hdr))
     queued++;
   st->retrieved = l->retrieved;
   st->puts = l->retrieved + queued;

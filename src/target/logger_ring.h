@@ -159,4 +159,69 @@ __attribute__((always_inline)) static inline void tw__ring_commit(struct tw_logg
   tw__ring_wake(l);
 }
 
+/* ---- the consumer's side, in place ----------------------------------------
+ * tw_logger_get copies an event out through these; the minimal
+ * configuration's streamer (streamer.c) writes its records straight from
+ * the ring words instead, and an event it cannot write yet simply stays
+ * in the ring. Consumer only. */
+
+/* The oldest committed event, where it lies. */
+struct tw__ring_ev {
+  uint32_t hdr;      /* id << 16 | ext << 8 | size */
+  uint32_t slot;     /* of the header */
+  uint32_t data;     /* slot of data[0] */
+  uint32_t dropped;  /* exact drops just before it */
+  uint32_t wraps;    /* its wraps word, or 0 */
+};
+
+/* Words of an event in the ring: header, extension words, data. */
+__attribute__((always_inline)) static inline uint32_t tw__ring_event_words(uint32_t hdr)
+{
+  return 1u + (hdr & 0xFFu) + (hdr >> 8 & 1u) + (hdr >> 9 & 1u); /* HDR_DROPS, HDR_WRAPS */
+}
+
+/* The header at tail (0: nothing committed there yet), with *v filled
+ * when there is one. */
+__attribute__((always_inline)) static inline uint32_t tw__ring_peek(struct tw_logger *l,
+                                                                    struct tw__ring_ev *v)
+{
+  uint32_t cap = l->cap, *b = l->buf, k = tw__ring_slot(cap, l->tail);
+  /* acquire: pairs with the producer's release of the header, so the
+   * words read below are the ones it wrote */
+  uint32_t hdr = TW__LOAD(&b[k], ACQUIRE);
+  if (!hdr)
+    return 0;
+  v->hdr = hdr;
+  v->slot = k;
+  /* whole_drops is 0 unless this event fills the ring and carries drops
+   * (event_logger.c, at the top) */
+  v->dropped = hdr & TW__HDR_DROPS ? b[k = tw__ring_step(cap, k)] : l->whole_drops;
+  v->wraps = hdr & TW__HDR_WRAPS ? b[k = tw__ring_step(cap, k)] : 0u;
+  v->data = tw__ring_step(cap, k);
+  return hdr;
+}
+
+/* Data word i of the peeked event (i < its size). */
+__attribute__((always_inline)) static inline uint32_t tw__ring_word(const struct tw_logger *l,
+                                                                    const struct tw__ring_ev *v,
+                                                                    uint32_t i)
+{
+  return l->buf[tw__ring_slot(l->cap, v->data + i)]; /* data + i < 2 cap */
+}
+
+/* Done with the peeked event: its words zeroed (free words read 0) and
+ * handed back to the producers. */
+__attribute__((always_inline)) static inline void tw__ring_retire(struct tw_logger *l,
+                                                                  const struct tw__ring_ev *v)
+{
+  uint32_t cap = l->cap, n = tw__ring_event_words(v->hdr), k = v->slot;
+  for (uint32_t i = 0; i < n; i++, k = tw__ring_step(cap, k))
+    l->buf[k] = 0u;
+  l->whole_drops = 0u;
+  /* release: our reads and zeroing happen before producers reuse the
+   * words (whole_drops too) */
+  TW__STORE(&l->tail, tw__ring_advance(cap, l->tail, n), RELEASE);
+  l->retrieved++;
+}
+
 #endif
