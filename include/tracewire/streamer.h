@@ -150,8 +150,12 @@ struct tw_streamer {
   uint32_t now_lo;
   uint64_t out_ts;            /* newest timestamp written: the stream time */
   uint32_t pdrops;            /* drops to announce before the next event */
+#if TW_CFG_STREAMER_MINIMAL
+  uint32_t due;               /* START, names, STOP asked for, not yet done */
+#else
   int work[4];                /* queued enum tw_streamer_work */
   unsigned nwork;
+#endif
   unsigned cursor;            /* names / decls sent so far in this dump */
   uint32_t snap_id;
   uint32_t stop_reason;

@@ -598,6 +598,7 @@ static void apply_mask(struct tw_streamer *s, uint32_t mask)
   source_set_mask(s, mask);
 }
 
+#if !TW_CFG_STREAMER_MINIMAL
 static int push_work(struct tw_streamer *s, int w)
 {
   if (s->nwork >= sizeof s->work / sizeof s->work[0])
@@ -613,6 +614,7 @@ static void pop_work(struct tw_streamer *s)
   s->nwork--;
   s->cursor = 0;
 }
+#endif
 
 static uint32_t name_packed(const struct tw_name_entry *e)
 {
@@ -675,6 +677,69 @@ static int announce_stop_drops(struct tw_streamer *s)
   return 0;
 }
 
+#if TW_CFG_STREAMER_MINIMAL
+/* What start() and stop() asked for, done by the polls in this order:
+ * START, the names, STOP. No queue: start() while a STOP is due is
+ * refused, so the order never needs more. */
+#define DUE_START 1u
+#define DUE_NAMES 2u
+#define DUE_STOP 4u
+
+static int names_step(struct tw_streamer *s)
+{
+  int rc;
+  while (s->cursor < tw_name_count()) {
+    const struct tw_name_entry *e = tw_name_at(s->cursor);
+    if ((rc = write_snapshot(s, TW_EV_NAME, name_packed(e), e->name)))
+      return rc;
+    s->cursor++;
+  }
+  /* the whole table went out: say how many names it could not hold */
+  uint32_t lost = tw_name_lost();
+  return lost ? write_control(s, TW_EV_NAMES_LOST, ctl_ts(s), lost) : 0;
+}
+
+/* What was recorded before the stop goes out before TRACE_STOP (bounded
+ * by what the ring could hold: kernel hooks of a non-dynamic logger keep
+ * recording whatever the mask says), then the drops no event carried and
+ * TRACE_STOP. Restartable, as every step. */
+static int stop_step(struct tw_streamer *s)
+{
+  int rc = 0;
+  if (!s->running)
+    return 0;
+  while (s->stop_budget && (rc = drain_one(s, 0)) > 0)
+    s->stop_budget--;
+  if (rc < 0 || (rc = announce_stop_drops(s)) ||
+      (rc = write_control(s, TW_EV_TRACE_STOP, edge_ts(s), s->stop_reason)))
+    return rc;
+  s->running = 0;
+  return 0;
+}
+
+static int due_step(struct tw_streamer *s)
+{
+  int rc;
+  if (s->due & DUE_START) {
+    if ((rc = start_step(s)))
+      return rc;
+    s->cursor = 0;
+    s->due &= ~DUE_START;
+  }
+  if (s->due & DUE_NAMES) {
+    if ((rc = names_step(s)))
+      return rc;
+    s->due &= ~DUE_NAMES;
+  }
+  if (s->due & DUE_STOP) {
+    if ((rc = stop_step(s)))
+      return rc;
+    s->due &= ~DUE_STOP;
+    return tw_streamer_flush(s); /* refused: held, offered again by the next poll */
+  }
+  return 0;
+}
+#else
 /* One step of the head work item. 0 progress (or done), < 0 blocked. */
 static int work_step(struct tw_streamer *s)
 {
@@ -695,16 +760,11 @@ static int work_step(struct tw_streamer *s)
       return rc;
     }
     /* the whole table went out: say how many names it could not hold */
-#if TW_CFG_STREAMER_MINIMAL
-    if (tw_name_lost() && (rc = write_control(s, TW_EV_NAMES_LOST, ctl_ts(s), tw_name_lost())))
-      return rc;
-#else
     s->lost_sent = 0;
     if (tw_name_lost() && (rc = report_lost(s)))
       return rc;
     if (s->cursor > s->names_sent)
       s->names_sent = s->cursor;
-#endif
     pop_work(s);
     return 0;
 #if TW_CFG_CUSTOM_DECLS
@@ -743,6 +803,7 @@ static int work_step(struct tw_streamer *s)
     return 0;
   }
 }
+#endif
 
 /* ---- public ---------------------------------------------------------------------- */
 
@@ -772,19 +833,28 @@ int tw_streamer_init(struct tw_streamer *s, const struct tw_streamer_cfg *cfg)
   return 0;
 }
 
+#if TW_CFG_STREAMER_MINIMAL
+int tw_streamer_start(struct tw_streamer *s)
+{
+  if (s->due & DUE_STOP)
+    return TW_EBUSY;
+  s->due |= DUE_START | DUE_NAMES;
+  return 0;
+}
+
+int tw_streamer_stop(struct tw_streamer *s, uint32_t reason)
+{
+  s->due |= DUE_STOP;
+#else
 int tw_streamer_start(struct tw_streamer *s)
 {
   if (s->nwork + 3 > sizeof s->work / sizeof s->work[0])
     return TW_EBUSY;
   push_work(s, TW_SW_START);
-#if !TW_CFG_STREAMER_MINIMAL
-  if (s->cfg.secondary)
-    return 0;
-#endif
-  push_work(s, TW_SW_NAMES);
-#if TW_CFG_CUSTOM_DECLS
-  push_work(s, TW_SW_DECLS);
-#endif
+  if (!s->cfg.secondary) {
+    push_work(s, TW_SW_NAMES);
+    push_work(s, TW_SW_DECLS);
+  }
   return 0;
 }
 
@@ -793,6 +863,7 @@ int tw_streamer_stop(struct tw_streamer *s, uint32_t reason)
   int rc = push_work(s, TW_SW_STOP);
   if (rc)
     return rc;
+#endif
   s->stop_reason = reason;
   s->stop_budget = SRC_CAPACITY(s) ? SRC_CAPACITY(s) : 0xFFFFFFFFu;
   /* emitters stop at once; the ring is drained before TRACE_STOP */
@@ -817,10 +888,14 @@ int tw_streamer_send_names(struct tw_streamer *s, uint32_t *names, uint32_t *dec
 
 static int stop_queued(const struct tw_streamer *s)
 {
+#if TW_CFG_STREAMER_MINIMAL
+  return (s->due & DUE_STOP) != 0;
+#else
   for (unsigned i = 0; i < s->nwork; i++)
     if (s->work[i] == TW_SW_STOP)
       return 1;
   return 0;
+#endif
 }
 
 void tw_streamer_set_mask(struct tw_streamer *s, uint32_t mask)
@@ -860,11 +935,11 @@ int tw_streamer_flush(struct tw_streamer *s)
 
 int tw_streamer_idle(const struct tw_streamer *s)
 {
-#if !TW_CFG_STREAMER_MINIMAL
-  if (s->pend)
-    return 0;
+#if TW_CFG_STREAMER_MINIMAL
+  return !s->due && !s->held && s->fill == HDR;
+#else
+  return !s->nwork && !s->pend && !s->held && s->fill == HDR;
 #endif
-  return !s->nwork && !s->held && s->fill == HDR;
 }
 
 #if TW_CFG_STREAMER_MINIMAL
@@ -876,9 +951,8 @@ int tw_streamer_poll(struct tw_streamer *s, uint32_t timeout)
   if (s->held && (rc = send_pkt(s)))
     return rc;
   observe(s, 0);
-  while (s->nwork)
-    if ((rc = work_step(s)))
-      return rc;
+  if (s->due && (rc = due_step(s)))
+    return rc;
   /* recording, events are written; stopped, discarded (a non-dynamic
    * logger records kernel events whatever the mask says) */
   while ((rc = drain_one(s, 0)) > 0)
