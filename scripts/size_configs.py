@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""What the recording stack costs a Cortex-M4 (-Os), in two configurations,
+"""What the recording stack costs a Cortex-M4 (-Os), in three configurations,
 as linked into a program (`make size`, via scripts/cross.sh; the method is
-in docs/performance.md).
+in docs/performance.md): minimal (direct recording), streamed (the event
+logger ring, the minimal streamer, its packets, one RTT channel; the same
+program as minimal) and full (the defaults).
 
     size_configs.py [--out DIR] [--markdown]
 
@@ -19,7 +21,8 @@ program reaches counts. From the linker's map:
           RTT channel buffers (each listed)
 
 Budgets (the minimal configuration): text <= 2048 bytes, RAM <= 300 bytes.
-Exit status 1 above either. Stdlib only.
+Exit status 1 above either. The streamed configuration has none: it does
+not fit 2 KiB (docs/performance.md says what its bytes buy). Stdlib only.
 """
 import argparse
 import os
