@@ -848,6 +848,43 @@ static void on_note(void *bk, uint64_t ts, const struct tl_track *t, const char 
   te_end(pf);
 }
 
+/* The common instant whole, in one go: its name interned before (no
+ * interned data to add), no arguments or flows, a timestamp on the
+ * microsecond clock; both lengths then fit one byte. The same bytes as
+ * te_begin ... te_end; 0 when it is not that case. */
+static inline int instant_fast(struct pf *pf, uint64_t ts, uint64_t track,
+                               const struct pf_nent *e)
+{
+  static const uint8_t head[5] = {TP_SEQ_ID << 3 | PB_VARINT, PF_SEQ_TRACK,
+                                  TP_SEQ_FLAGS << 3 | PB_VARINT, SEQ_NEEDS_INCREMENTAL_STATE,
+                                  TP_TRACK_EVENT << 3 | PB_LEN};
+  struct pbuf *o = &pf->out;
+  uint64_t us = ts / 1000;
+  uint8_t *p, *pkt, *te;
+  if (ts != us * 1000 || us < pf->last_us[PF_SEQ_TRACK] || pf->in.n ||
+      o->n >= PF_OUT_FLUSH || o->n + PF_TE_ROOM > o->cap)
+    return 0;
+  p = o->p + o->n;
+  *p++ = TRACE_PACKET << 3 | PB_LEN;
+  pkt = p++;
+  *p++ = TP_TIMESTAMP << 3 | PB_VARINT;
+  p = pb_varint_at(p, us - pf->last_us[PF_SEQ_TRACK]);
+  pf->last_us[PF_SEQ_TRACK] = us;
+  memcpy(p, head, sizeof head);
+  p += sizeof head;
+  te = p++;
+  *p++ = TE_TYPE << 3 | PB_VARINT;
+  *p++ = TYPE_INSTANT;
+  *p++ = TE_TRACK << 3 | PB_VARINT;
+  p = pb_varint_at(p, track);
+  memcpy(p, e->hdr, sizeof e->hdr);
+  p += e->nhdr;
+  *te = (uint8_t)(p - te - 1); /* at most 24 */
+  *pkt = (uint8_t)(p - pkt - 1); /* at most 45 */
+  o->n = (size_t)(p - o->p);
+  return 1;
+}
+
 static void on_instant(void *bk, uint64_t ts, const struct tl_track *t,
                        const struct tw_rtos_change *ch, uint64_t flow_out,
                        const struct tl_track *flow_from, uint64_t flow_in)
@@ -858,9 +895,16 @@ static void on_instant(void *bk, uint64_t ts, const struct tl_track *t,
   struct pbuf *o;
   unsigned args;
   (void)flow_from; /* a Perfetto flow binds to the instant itself */
+  /* the name first: new interned data goes into pf->in, written with
+   * the packet */
+  e = event_name(pf, ch, on_task);
+  if (e && e->marker == ch->marker && !e->args && !(flow_out | flow_in) &&
+      !(ch->ev->flags & TW_EVENT_TIME_INFERRED) && ch->ev->desc->nfields <= 16 &&
+      instant_fast(pf, ts, t->uuid, e))
+    return;
   if (!(o = te_begin(pf, TYPE_INSTANT, t->uuid, ts)))
     return;
-  if ((e = event_name(pf, ch, on_task)) != NULL && e->marker == ch->marker) {
+  if (e && e->marker == ch->marker) {
     memcpy(o->p + o->n, e->hdr, sizeof e->hdr); /* PF_TE_ROOM has it */
     o->n += e->nhdr;
     args = e->args;
