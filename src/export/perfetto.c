@@ -277,11 +277,13 @@ static int grow_table(struct pf *pf, void *tabp, size_t *cap, size_t n, size_t e
 static uint64_t nkey_hash(const void *p)
 {
   const struct pf_nent *e = p;
+  /* every field reaches the low bits, which pick the slot (the table is
+   * small): each product's high half is folded down before the next */
   uint64_t h = ((uint64_t)(uintptr_t)e->d ^ ((uint64_t)e->v[0] << 32 | (uint64_t)e->on_task << 16 |
                                              e->ep)) * 0x9E3779B97F4A7C15ull;
-  h ^= ((uint64_t)e->v[1] << 32 | e->v[2]) + ((uint64_t)e->v[3] << 16);
-  h *= 0xD6E8FEB86659FD93ull;
-  return h ^ h >> 29;
+  h = (h ^ h >> 32 ^ ((uint64_t)e->v[1] << 32 | e->v[2])) * 0xD6E8FEB86659FD93ull;
+  h = (h ^ h >> 32 ^ e->v[3]) * 0x9E3779B97F4A7C15ull;
+  return h ^ h >> 32;
 }
 
 static uint64_t nent_iid(const void *p) { return ((const struct pf_nent *)p)->iid; }
