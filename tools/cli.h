@@ -26,6 +26,11 @@ _Static_assert(TW_INPUT_REPORTED == TW_EXIT_ERROR, "a reported input failure is 
 int cli_trace_status(const struct tw_input *t);
 
 void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A line on stderr as it is (no "tracewire: " before it). */
+void cli_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* While fn is set, cli_err and cli_msg lines go to it instead of stderr
+ * (a full-screen view keeps them: tools/live_ui.c). NULL: stderr again. */
+void cli_set_sink(void (*fn)(void *ctx, const char *line), void *ctx);
 /* "1.5" -> ns; -1 on a bad number. */
 long long cli_parse_seconds(const char *s);
 /* "N", "NK", "NM", "NG" (decimal, powers of 1024) -> bytes; 0 for anything

@@ -41,6 +41,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
+#include "live_ui.h"
 #include "tracewire/wire/cmd_client.h"
 #include "tracewire/io/sys.h"
 #include "tracewire/twt/trace_file.h"
@@ -74,6 +75,11 @@ void tw_cli_record_help(FILE *f)
         "                     a tcp or serial target that is not there yet at the\n"
         "                     start (refused, unreachable, no device node) is waited\n"
         "                     for the same way (exit status 1 if it never appears)\n"
+        "  --live             watch the target while it is recorded: link and loss rates,\n"
+        "                     CPU share per task (last second, since start), task states,\n"
+        "                     interrupts per second, findings in groups; full screen on a\n"
+        "                     terminal (q stops the recording, space pauses the display,\n"
+        "                     s changes the sort), plain lines every second otherwise\n"
         "  -q, --quiet        no live counts\n"
         "Ctrl-C stops cleanly: STOP is sent, the stream drained, the trace closed.\n"
         "exit status: 0 ok, 1 error, 2 usage\n", f);
@@ -112,6 +118,8 @@ struct rec {
   const char *out;
   int write_failed, tty;
   unsigned long long data_ok; /* stream bytes safely in the trace */
+  struct live_ui *ui;         /* --live */
+  struct tw_live *live;
 };
 
 static void tap(void *ctx, const void *bytes, size_t n)
@@ -142,7 +150,10 @@ static void on_msg(void *ctx, const struct tw_pkt *pkt)
 
 static void on_skip(void *ctx, const struct tw_skip *sk)
 {
-  tw_decoder_skip(((struct rsrc *)ctx)->d, sk);
+  struct rsrc *s = ctx;
+  if (s->R->live)
+    tw_live_skip(s->R->live, s->id, sk);
+  tw_decoder_skip(s->d, sk);
 }
 
 static void diag(void *ctx, const struct tw_diag *g)
@@ -150,7 +161,7 @@ static void diag(void *ctx, const struct tw_diag *g)
   struct rsrc *s = ctx;
   if (g->kind == TW_DIAG_RING_DROPS || g->kind == TW_DIAG_NO_FREQ)
     return;
-  fprintf(stderr, "%stracewire: %s: offset %llu: %s\n", s->R->tty ? "\r\033[K" : "", s->conn->name,
+  cli_msg("%stracewire: %s: offset %llu: %s", s->R->tty ? "\r\033[K" : "", s->conn->name,
           g->offset, g->msg);
 }
 
@@ -162,6 +173,8 @@ static int pump(void *ctx, int timeout_ms)
   struct tw_pkt pkt;
   int n = tw_reader_next(s->r, &pkt, timeout_ms);
   watch_conn(s);
+  if (n == 1 && s->R->live) /* a copy for the live view; it never waits */
+    tw_live_packet(s->R->live, s->id, &pkt, tw_reader_pkt_offset(s->r), tw_reader_pkt_number(s->r));
   if (n == 1)
     return tw_decoder_packet(s->d, &pkt, tw_reader_pkt_offset(s->r), tw_reader_pkt_number(s->r)) < 0
                ? TW_EIO : 0;
@@ -188,9 +201,32 @@ static void show_counts(const struct rec *R, double secs, int final)
 {
   unsigned long long events, ring, lost, bytes;
   totals(R, &events, &ring, &lost, &bytes);
-  fprintf(stderr, "%s%llu events (%.0f/s), drops: %llu ring overflow, %llu lost in transport, %llu bytes%s",
-          final ? "tracewire record: " : "\r\033[Krecording: ", events,
-          secs > 0 ? (double)events / secs : 0.0, ring, lost, bytes, final ? "\n" : "");
+  if (final) /* (a full-screen live view keeps it for after) */
+    cli_msg("tracewire record: %llu events (%.0f/s), drops: %llu ring overflow, %llu lost in "
+            "transport, %llu bytes", events, secs > 0 ? (double)events / secs : 0.0, ring, lost,
+            bytes);
+  else
+    fprintf(stderr, "\r\033[Krecording: %llu events (%.0f/s), drops: %llu ring overflow, %llu lost "
+            "in transport, %llu bytes", events, secs > 0 ? (double)events / secs : 0.0, ring, lost,
+            bytes);
+}
+
+/* The live view's counters: every source, losses by cause. */
+static void link_counts(const struct rec *R, struct live_link *lk)
+{
+  memset(lk, 0, sizeof *lk);
+  for (size_t k = 0; k < R->n; k++) {
+    const struct rsrc *s = &R->src[k];
+    lk->events += s->events;
+    lk->bytes += tw_reader_stats(s->r)->bytes;
+    lk->packets += tw_reader_stats(s->r)->packets;
+    for (size_t i = 0; i < tw_decoder_nstreams(s->d); i++) {
+      const struct tw_stream_stats *st = tw_decoder_stream(s->d, i);
+      lk->ring += st->ring_drops;
+      lk->transport += st->events_lost;
+      lk->unexplained += st->unexplained;
+    }
+  }
 }
 
 /* GET_INFO, SET_MASK, START. 0 when the target takes commands. */
@@ -210,6 +246,9 @@ static int start_target(struct rsrc *s, int have_mask, uint32_t mask)
       tw_store_be32(body + 4 * i, rep.body[i]);
     tw_twt_write(s->R->w, TW_TWT_INFO, s->id, tw_sys_wall_ns(), body, sizeof body);
     tw_decoder_set_freq(s->d, (uint16_t)rep.body[TW_INFO_ENDPOINT], rep.body[TW_INFO_TS_FREQ_HZ]);
+    if (s->R->live)
+      tw_live_freq(s->R->live, s->id, (uint16_t)rep.body[TW_INFO_ENDPOINT],
+                   rep.body[TW_INFO_TS_FREQ_HZ]);
   }
   if (have_mask) {
     rc = tw_cmd_call(&s->cmd, TW_SVC_LOGGER, TW_LCMD_SET_MASK, &mask, 1, &rep);
@@ -245,7 +284,7 @@ static void stop_target(struct rsrc *s)
 static void note(struct rec *R, struct rsrc *s, const char *text)
 {
   tw_twt_write(R->w, TW_TWT_NOTE, s->id, tw_sys_wall_ns(), text, strlen(text));
-  fprintf(stderr, "%stracewire record: %s\n", R->tty ? "\r\033[K" : "", text);
+  cli_msg("%stracewire record: %s", R->tty ? "\r\033[K" : "", text);
 }
 
 /* Called after every read: a disconnect or a new connection is noted
@@ -345,13 +384,14 @@ int tw_cli_record(int argc, char **argv)
     {"from", required_argument, 0, 'f'}, {"mask", required_argument, 0, 'm'},
     {"duration", required_argument, 0, 'd'}, {"no-commands", no_argument, 0, 'n'},
     {"quiet", no_argument, 0, 'q'}, {"idle", required_argument, 0, 'i'},
-    {"reconnect", no_argument, 0, 'r'}, {"no-footer", no_argument, 0, 'F'}, {0, 0, 0, 0},
+    {"reconnect", no_argument, 0, 'r'}, {"no-footer", no_argument, 0, 'F'},
+    {"live", no_argument, 0, 'L'}, {0, 0, 0, 0},
   };
   const char *from[MAX_FROM], *out = NULL;
   size_t nfrom = 0;
   long long duration = -1, idle = -1;
   uint32_t mask = 0;
-  int have_mask = 0, no_cmd = 0, quiet = 0, reconnect = 0, no_footer = 0, c;
+  int have_mask = 0, no_cmd = 0, quiet = 0, reconnect = 0, no_footer = 0, live = 0, c;
   optind = 1;
   while ((c = getopt_long(argc, argv, "f:o:m:d:nqi:", opts, NULL)) != -1) {
     switch (c) {
@@ -389,6 +429,7 @@ int tw_cli_record(int argc, char **argv)
     case 'q': quiet = 1; break;
     case 'r': reconnect = 1; break;
     case 'F': no_footer = 1; break;
+    case 'L': live = 1; break;
     default: tw_cli_record_help(stderr); return TW_EXIT_USAGE;
     }
   }
@@ -401,7 +442,7 @@ int tw_cli_record(int argc, char **argv)
   stop_requested = 0;     /* (and a Ctrl-C of an earlier call is forgotten) */
   char err[512];
   R.out = out;
-  R.tty = !quiet && isatty(2);
+  R.tty = !quiet && !live && isatty(2);
   if (tw_twt_create(out, &R.w, err, sizeof err) < 0) {
     cli_err("record: %s", err);
     return TW_EXIT_ERROR;
@@ -428,21 +469,39 @@ int tw_cli_record(int argc, char **argv)
       break;
     }
 
+  if (live && status == TW_EXIT_OK) {
+    char title[300];
+    if (R.src[0].conn->bound_port) /* tcp-listen://...:0: say the port it got */
+      snprintf(title, sizeof title, "%s (port %d)", from[0], R.src[0].conn->bound_port);
+    else
+      snprintf(title, sizeof title, "%s", from[0]);
+    struct live_ui_cfg lc = {.from = title, .sources = nfrom, .out = out};
+    if (live_ui_open(&R.ui, &lc) < 0)
+      status = TW_EXIT_ERROR;
+    else
+      R.live = live_ui_live(R.ui);
+  }
   unsigned long long t0 = tw_sys_mono_ns(), last_status = t0, last_data = 0, seen = 0;
-  size_t live = status == TW_EXIT_OK ? R.n : 0;
+  size_t nlive = status == TW_EXIT_OK ? R.n : 0;
   int opened = status == TW_EXIT_OK; /* (else nothing was waited for) */
-  while (live && !stop_requested && !R.write_failed) {
+  int user_quit = 0;
+  const char *why = "every source ended"; /* (for the live view) */
+  while (nlive && !stop_requested && !R.write_failed) {
     unsigned long long now = tw_sys_mono_ns();
-    if (duration >= 0 && now - t0 >= (unsigned long long)duration)
+    if (duration >= 0 && now - t0 >= (unsigned long long)duration) {
+      why = "duration reached";
       break;
+    }
     unsigned long long bytes, events, ring, lost;
     totals(&R, &events, &ring, &lost, &bytes);
     if (bytes != seen) {
       seen = bytes;
       last_data = now;
     }
-    if (idle >= 0 && last_data && now - last_data >= (unsigned long long)idle)
+    if (idle >= 0 && last_data && now - last_data >= (unsigned long long)idle) {
+      why = "idle: nothing arrived";
       break;
+    }
     for (size_t k = 0; k < R.n; k++) {
       struct rsrc *s = &R.src[k];
       if (s->ended)
@@ -458,7 +517,15 @@ int tw_cli_record(int argc, char **argv)
           status = TW_EXIT_ERROR;
         }
         s->ended = 1;
-        live--;
+        nlive--;
+      }
+    }
+    if (R.ui) {
+      struct live_link lk;
+      link_counts(&R, &lk);
+      if (live_ui_tick(R.ui, now, &lk)) {
+        user_quit = 1;
+        stop_requested = 1; /* q: as Ctrl-C, the recording stops cleanly */
       }
     }
     if (R.tty && now - last_status > 500000000u) {
@@ -480,7 +547,30 @@ int tw_cli_record(int argc, char **argv)
               R.src[k].conn->name);
       status = TW_EXIT_ERROR;
     }
-  if (R.write_failed) {
+  if (R.ui) {
+    struct live_link lk;
+    link_counts(&R, &lk);
+    if (user_quit)
+      why = "stopped (q)";
+    else if (stop_requested)
+      why = "stopped (signal)";
+    else if (R.write_failed)
+      why = "the trace cannot take more";
+    if (!R.write_failed) { /* the trace first: it is complete before the view lingers */
+      if (tw_twt_close(R.w, 1) < 0) {
+        cli_err("record: %s: the trace is incomplete", out);
+        status = TW_EXIT_ERROR;
+      }
+      R.w = NULL;
+    }
+    live_ui_end(R.ui, &lk, why, user_quit, &stop_requested);
+    live_ui_close(R.ui);
+    R.ui = NULL;
+    R.live = NULL;
+  }
+  if (!R.w && !R.write_failed) {
+    /* closed above, for the live view */
+  } else if (R.write_failed) {
     /* a full disk: stop, and say what the file holds (it stays readable) */
     tw_twt_close(R.w, 0);
     cli_err("record: recording stopped: %s cannot take more; it holds the first %llu bytes "

@@ -408,16 +408,28 @@ static uint64_t trace_now(const struct tw_rtos *m)
   return t;
 }
 
-/* A task's running time up to its core's latest event: the model charges
- * lazily (when the owner changes), so the running stretch is added. */
-static uint64_t cpu_now(const struct tw_rtos *m, const struct tw_rtos_task *t)
+/* The engine's core of a model core id: its span is the analyses' (first
+ * to last event they count: recording control records are not), so the
+ * shares are those `analyze` and `summary` give. */
+static const struct an_core *span_core(const struct tw_an *a, int id)
 {
-  const struct tw_rtos_core *c = t->core >= 0 ? tw_rtos_core_at(m, (size_t)t->core) : NULL;
-  uint64_t ns = t->cpu_ns, since;
+  if (id < 0 || (size_t)id >= a->ncores || !a->cores[id].mc || !a->cores[id].in_span)
+    return NULL;
+  return &a->cores[id];
+}
+
+/* A task's running time up to its core's latest counted event: the model
+ * charges lazily (when the owner changes), so the running stretch since is
+ * added. */
+static uint64_t cpu_now(const struct tw_an *a, const struct tw_rtos_task *t)
+{
+  const struct tw_rtos_core *c = t->core >= 0 ? tw_rtos_core_at(a->m, (size_t)t->core) : NULL;
+  const struct an_core *ac = span_core(a, t->core);
+  uint64_t ns = t->cpu_ns, since, end = ac && c && ac->t1 < c->t ? ac->t1 : c ? c->t : 0;
   if (c && c->running == t && c->running_known &&
       (c->owner == TW_RTOS_OWN_TASK || c->owner == TW_RTOS_OWN_IDLE) &&
-      c->t > (since = tw_rtos_core_charged(c)))
-    ns += c->t - since;
+      end > (since = tw_rtos_core_charged(c)))
+    ns += end - since;
   return ns;
 }
 
@@ -467,7 +479,7 @@ static void sample(struct tw_live *l, uint64_t now)
   size_t nt = tw_rtos_ntasks(m);
   if (grow_vals(l, nt) == 0) {
     for (size_t i = 0; i < nt; i++)
-      l->vals[i] = cpu_now(m, tw_rtos_task_at(m, i));
+      l->vals[i] = cpu_now(l->an, tw_rtos_task_at(m, i));
     tw_meter_add(&l->tasks_m, now, l->vals, nt);
   }
   find_irqs(l);
@@ -513,7 +525,7 @@ static void view_tasks(struct tw_live *l, struct tw_live_view *v)
     if (v->ntasks_total++ >= TW_LIVE_TASKS)
       continue;
     struct tw_live_task *r = &v->tasks[v->ntasks++];
-    const struct tw_rtos_core *c = t->core >= 0 ? tw_rtos_core_at(m, (size_t)t->core) : NULL;
+    const struct an_core *c = span_core(l->an, t->core);
     memset(r, 0, sizeof *r);
     snprintf(buf, sizeof buf, "task %u", t->number);
     copy_name(r->name, t->name ? t->name : buf);
@@ -532,8 +544,8 @@ static void view_tasks(struct tw_live *l, struct tw_live_view *v)
                (unsigned)t->now.wait_obj);
       copy_name(r->waits_on, on ? on : buf);
     }
-    uint64_t total = cpu_now(m, t);
-    r->cpu_total = c ? pct(total, c->t - c->t0) : 0.0;
+    uint64_t total = cpu_now(l->an, t);
+    r->cpu_total = c ? pct(total, c->t1 - c->t0) : 0.0;
     r->cpu_window = covered ? pct(tw_meter_delta(&l->tasks_m, i, NULL), covered) : r->cpu_total;
   }
 }
@@ -543,6 +555,8 @@ static void view_irqs(struct tw_live *l, struct tw_live_view *v)
   char buf[TW_LIVE_NAME];
   for (size_t j = 0; j < l->nirqcols; j++) {
     const struct an_irq *q = &l->an->cores[l->irqcols[j].core].irqs[l->irqcols[j].k];
+    if (!q->count) /* a frame the engine keeps but no entry of it counted */
+      continue;
     if (v->nirqs_total++ >= TW_LIVE_IRQS)
       continue;
     struct tw_live_irq *r = &v->irqs[v->nirqs++];
@@ -551,6 +565,48 @@ static void view_irqs(struct tw_live *l, struct tw_live_view *v)
     r->count = q->count;
     r->per_s = tw_meter_rate(&l->irqs_m, j);
     copy_name(r->name, tw_an_name(l->an, r->core, TW_OBJ_IRQ, q->irq, buf, sizeof buf));
+  }
+}
+
+/* A group's tasks and objects in a few words (its key, named). */
+static const char *gtask(const struct tw_an *a, const struct tw_an_group *g, int i, char *buf,
+                         size_t cap)
+{
+  return i < g->ntasks ? tw_an_name(a, g->core, TW_OBJ_TASK, g->tasks[i], buf, cap) : "?";
+}
+
+static const char *gobj(const struct tw_an *a, const struct tw_an_group *g, int i, char *buf,
+                        size_t cap)
+{
+  return i < g->nobjs ? tw_an_name(a, g->core, (enum tw_obj_kind)g->obj_kinds[i], g->objs[i], buf,
+                                   cap)
+                      : "?";
+}
+
+static void group_what(const struct tw_an *a, const struct tw_an_group *g, char *b, size_t cap)
+{
+  char t0[64], t1[64], o0[64];
+  size_t o = 0;
+  switch (g->kind) {
+  case TW_AN_PRIO_INVERSION:
+    snprintf(b, cap, "%s on %s held by %s", gtask(a, g, 0, t0, sizeof t0),
+             gobj(a, g, 0, o0, sizeof o0), gtask(a, g, 1, t1, sizeof t1));
+    break;
+  case TW_AN_DEADLOCK: /* tasks[i] waits on objs[i], held by tasks[i + 1] */
+    for (int i = 0; i < g->ntasks && o < cap; i++)
+      o += (size_t)snprintf(b + o, cap - o, "%s -> %s -> ", gtask(a, g, i, t0, sizeof t0),
+                            gobj(a, g, i, o0, sizeof o0));
+    if (o < cap)
+      snprintf(b + o, cap - o, "%s", gtask(a, g, 0, t0, sizeof t0));
+    break;
+  case TW_AN_STARVATION:
+    snprintf(b, cap, "%s ready, not run", gtask(a, g, 0, t0, sizeof t0));
+    break;
+  case TW_AN_BLOCKED_AT_END:
+    snprintf(b, cap, "%s on %s", gtask(a, g, 0, t0, sizeof t0), gobj(a, g, 0, o0, sizeof o0));
+    break;
+  default:
+    snprintf(b, cap, "%s", gtask(a, g, 0, t0, sizeof t0));
   }
 }
 
@@ -609,6 +665,7 @@ static void view_groups(struct tw_live *l, struct tw_live_view *v)
       r->worst_ns = g->worst.ns;
       r->worst_t0 = g->worst.t0;
       r->new_count = g->count - before;
+      group_what(a, g, r->what, sizeof r->what);
       tw_an_group_text(a, g, r->text, sizeof r->text);
     }
   }
@@ -631,20 +688,22 @@ static void publish(struct tw_live *l)
   v->events = l->events;
   v->packets = l->packets;
   v->view_skipped = tw_live_skipped(l);
-  v->ncores = (int)tw_rtos_ncores(m);
   v->t0 = UINT64_MAX;
-  for (size_t i = 0; i < tw_rtos_ncores(m); i++) {
-    const struct tw_rtos_core *c = tw_rtos_core_at(m, i);
+  for (size_t i = 0; i < tw_rtos_ncores(m); i++) { /* the analyses' spans and times */
+    const struct an_core *c = span_core(l->an, (int)i);
+    if (!c)
+      continue;
+    v->ncores++;
     v->t0 = c->t0 < v->t0 ? c->t0 : v->t0;
-    span += c->t - c->t0;
-    irq += c->ns[TW_RTOS_OWN_IRQ];
-    unknown += c->ns[TW_RTOS_OWN_UNKNOWN];
+    v->t = c->t1 > v->t ? c->t1 : v->t;
+    span += c->t1 - c->t0;
+    irq += c->isr_ns;
+    unknown += c->unknown_ns;
   }
   v->t0 = v->ncores ? v->t0 : 0;
-  v->t = trace_now(m);
   v->irq_pct = pct(irq, span);
   v->unknown_pct = pct(unknown, span);
-  sample(l, v->t); /* the latest values (kept as a window sample only if due) */
+  sample(l, trace_now(m)); /* the latest values (kept as a window sample only if due) */
   view_tasks(l, v);
   view_irqs(l, v);
   view_groups(l, v);

@@ -88,7 +88,7 @@ struct tw_live_task {
   double cpu_total;          /* % of its core since that core's first event */
 };
 
-struct tw_live_irq {
+struct tw_live_irq {            /* one that was entered at least once */
   char name[TW_LIVE_NAME];
   int core;
   uint32_t irq;              /* TW_AN_IRQ_UNKNOWN: not named */
@@ -101,6 +101,8 @@ struct tw_live_group {
   int core;
   uint64_t count, across_gap, first, last, worst_ns, worst_t0;
   uint64_t new_count;        /* instances added since the previous snapshot */
+  char what[120];            /* who and on what, short: "high on res held by low",
+                                "left -> lock_b -> right -> lock_a -> left" */
   char text[240];            /* tw_an_group_text */
 };
 
