@@ -46,6 +46,9 @@ case $B in /*) ;; *) B=$PWD/$B ;; esac
 for f in trace.twt ctf/metadata trace.perfetto-trace report.html summary.txt target.log; do
   [ -s "$out/$f" ] || fail "$f missing or empty"
 done
+. "$S/tests/perfetto_validate.sh"
+perfetto_validate "$S" "$B/tools/tracewire" "$out/trace.perfetto-trace" "$out/trace.twt" >&2 ||
+  fail "the Perfetto export fails tests/perfetto_check.py"
 
 "$B/tools/tracewire" print "$out/trace.twt" > "$tmp/print.txt" 2> "$tmp/print.err" ||
   { cat "$tmp/print.err" >&2; fail "tracewire print"; }

@@ -30,6 +30,11 @@ awk -F, 'NR > 1 { if ($6 == 3) m[$3]++; if ($6 == 10 && $3 != 0) bad++; if ($6 =
 grep -q '0051/1 TaskSwitch: { task = 3 "migrant" }' "$tmp/print.txt" ||
   fail "core 1's events do not resolve the names core 0's streamer sent"
 "$tw" export -q "$tmp/smp.bin" -f perfetto -o "$tmp/t.perfetto-trace"
+. "$2/tests/perfetto_validate.sh"
+perfetto_validate "$2" "$tw" "$tmp/t.perfetto-trace" "$tmp/smp.bin" > "$tmp/pf.txt" ||
+  fail "the Perfetto export fails tests/perfetto_check.py: $(cat "$tmp/pf.txt")"
+grep -q "2 cpus" "$tmp/pf.txt" || ! [ -f "${TW_PERFETTO_PROTO:-}" ] ||
+  fail "the Perfetto export does not have the two cores as two CPUs: $(cat "$tmp/pf.txt")"
 "$tw" export -q "$tmp/smp.bin" -f json -o "$tmp/t.json"
 grep -q '"cpu1"\|cpu1' "$tmp/t.json" || fail "the JSON timeline has no cpu1"
 # a full name table is reported in the trace and by `tracewire info`

@@ -297,6 +297,10 @@ def gen_header(events):
  *   TW_TRACE_ON(id)            nonzero when event id is being recorded
  *   TW_TRACE_NOW()             the 32-bit timestamp
  *   TW_TRACE_PUT(id, w, n)     append n words (timestamp first) to the logger
+ * and may supply (else it is made of the two above):
+ *   TW_TRACE_PUT_NOW(id, n, a, b)  append the timestamp, read by the logger,
+ *                              and n (1 or 2) payload words a, b: the plain
+ *                              emitters' put, without an array on the stack
  * Freestanding.
  */
 #ifndef TRACEWIRE_EVENTS_GEN_H
@@ -310,6 +314,8 @@ enum tw_event_id {
         o.append("  TW_EV_%s = %d, /* %s */\n" % (ev["name"], ev["id"], ev["seed"]))
     o.append("};\n\n")
     o.append("#define TW_EV_COUNT %d /* events in the vocabulary */\n" % len(events))
+    o.append("#define TW_EV_MAX_ID %d /* the highest id in the vocabulary */\n"
+             % max(ev["id"] for ev in events))
     maxw = max(ev["words"] for ev in events)
     o.append("#define TW_EV_MAX_PAYLOAD_WORDS %d /* largest packed payload */\n\n" % maxw)
     for ev in events:
@@ -328,6 +334,7 @@ enum tw_event_id {
                          % (ev["name"], e["name"], val, MARKER_NAMES[MARKERS.index(e["marker"])], e["doc"]))
             o.append("};\n")
         o.append("\n")
+    o.append(gen_wire(events))
     o.append("#endif /* TRACEWIRE_EVENTS_GEN_H */\n\n")
 
     o.append("""/* ---- part 2: emitters ------------------------------------------------- */
@@ -336,6 +343,13 @@ enum tw_event_id {
 
 #ifndef TW_CFG_TRACE
 #define TW_CFG_TRACE 1
+#endif
+#ifndef TW_TRACE_PUT_NOW
+#define TW_TRACE_PUT_NOW(id, n, a, b)                                          \
+  do {                                                                         \
+    uint32_t tw_w_[3] = { TW_TRACE_NOW(), (a), (b) };                          \
+    TW_TRACE_PUT((id), tw_w_, 1u + (n));                                       \
+  } while (0)
 #endif
 """)
     for ev in events:
@@ -348,6 +362,42 @@ enum tw_event_id {
             continue
         o.append(gen_emitter(ev))
     o.append("#endif /* emitters */\n")
+    return "".join(o)
+
+
+def gen_wire(events):
+    """tw_event_wire(): module and flags per id, in runs of nearby ids."""
+    runs = []
+    for ev in sorted(events, key=lambda e: e["id"]):
+        if runs and ev["id"] - runs[-1][-1]["id"] <= 4:
+            runs[-1].append(ev)
+        else:
+            runs.append([ev])
+    o = ["""/* The two facts target code needs about an event, without the descriptor
+ * tables of src/common/events_desc.c (names and docs, for hosts): its
+ * record module id (TW_EVW_MODULE) and TW_EVF_* flags (TW_EVW_FLAGS); 0
+ * for an id the vocabulary does not have. Any context. */
+#define TW_EVW_MODULE(w) ((w) & 0xFFu)
+#define TW_EVW_FLAGS(w) ((w) >> 8)
+static inline uint32_t tw_event_wire(uint32_t id)
+{
+"""]
+    for k, run in enumerate(runs):
+        first = 0 if run[0]["id"] <= 4 else run[0]["id"]
+        last = run[-1]["id"]
+        by_id = {ev["id"]: ev for ev in run}
+        vals = []
+        for i in range(first, last + 1):
+            ev = by_id.get(i)
+            vals.append("0" if ev is None else "0x%04X" % (ev["flags"] << 8 | MODULES[ev["module"]]))
+        o.append("  static const uint16_t r%d_[%d] = { %s }; /* ids %d..%d */\n"
+                 % (k, len(vals), ", ".join(vals), first, last))
+    for k, run in enumerate(runs):
+        first = 0 if run[0]["id"] <= 4 else run[0]["id"]
+        n = run[-1]["id"] - first + 1
+        idx = "id" if first == 0 else "id - %du" % first
+        o.append("  if (%s < %du)\n    return r%d_[%s];\n" % (idx, n, k, idx))
+    o.append("  return 0;\n}\n\n")
     return "".join(o)
 
 
@@ -377,8 +427,15 @@ def gen_emitter(ev):
     s.append("  }\n#else\n  (void)ts; %s\n#endif\n}\n" % voids)
     s.append("static inline void tw_%s(%s)\n{\n#if %s\n  if (TW_TRACE_ON(TW_EV_%s)) {\n"
              % (n, params or "void", cond, ev["name"]))
-    s.append("    uint32_t ts = TW_TRACE_NOW();\n")
-    s.extend(body)
+    if 1 <= ev["words"] <= 2:
+        # the usual put: payload words in registers, the logger stamps it
+        words = [w.split(" = ", 1)[1].rstrip(";\n") for w in body[2:-1]]
+        words += ["0u"] * (2 - len(words))
+        s.append("    TW_TRACE_PUT_NOW(TW_EV_%s, %d, %s, %s);\n"
+                 % (ev["name"], ev["words"], words[0], words[1]))
+    else:
+        s.append("    uint32_t ts = TW_TRACE_NOW();\n")
+        s.extend(body)
     s.append("  }\n#else\n  %s\n#endif\n}\n\n" % (voids or ""))
     return "".join(s).replace("#else\n  \n#endif", "#endif")
 
