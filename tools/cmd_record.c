@@ -244,12 +244,12 @@ static void rtt_cost(const struct rsrc *s, unsigned long long wall_ns)
   if (!g || !wall_ns)
     return;
   if (g->nonstop) {
-    fprintf(stderr, "tracewire record: %s: non-stop: the target was never halted (%llu reads)\n",
+    cli_msg("tracewire record: %s: non-stop: the target was never halted (%llu reads)",
             s->conn->name, g->mem_reads);
     return;
   }
-  fprintf(stderr, "tracewire record: %s: %llu halts, the target halted %.1f ms in all "
-          "(%.2f%% of %.2f s, %.0f us a halt)\n", s->conn->name, g->halts, (double)g->halted_ns / 1e6,
+  cli_msg("tracewire record: %s: %llu halts, the target halted %.1f ms in all "
+          "(%.2f%% of %.2f s, %.0f us a halt)", s->conn->name, g->halts, (double)g->halted_ns / 1e6,
           100.0 * (double)g->halted_ns / (double)wall_ns, (double)wall_ns / 1e9,
           g->halts ? (double)g->halted_ns / 1e3 / (double)g->halts : 0.0);
 }
