@@ -87,6 +87,8 @@ void tw_cli_record_help(FILE *f)
         "                     interrupts per second, findings in groups; full screen on a\n"
         "                     terminal (q stops the recording, space pauses the display,\n"
         "                     s changes the sort), plain lines every second otherwise\n"
+        "  --linger           with --live on a terminal: when the recording ends by itself\n"
+        "                     (the trace is then complete), keep the last view until q\n"
         "  -q, --quiet        no live counts\n"
         "Ctrl-C stops cleanly: STOP is sent, the stream drained, the trace closed.\n"
         "exit status: 0 ok, 1 error, 2 usage\n", f);
@@ -410,13 +412,13 @@ int tw_cli_record(int argc, char **argv)
     {"duration", required_argument, 0, 'd'}, {"no-commands", no_argument, 0, 'n'},
     {"quiet", no_argument, 0, 'q'}, {"idle", required_argument, 0, 'i'},
     {"reconnect", no_argument, 0, 'r'}, {"no-footer", no_argument, 0, 'F'},
-    {"live", no_argument, 0, 'L'}, {0, 0, 0, 0},
+    {"live", no_argument, 0, 'L'}, {"linger", no_argument, 0, 'G'}, {0, 0, 0, 0},
   };
   const char *from[MAX_FROM], *out = NULL;
   size_t nfrom = 0;
   long long duration = -1, idle = -1;
   uint32_t mask = 0;
-  int have_mask = 0, no_cmd = 0, quiet = 0, reconnect = 0, no_footer = 0, live = 0, c;
+  int have_mask = 0, no_cmd = 0, quiet = 0, reconnect = 0, no_footer = 0, live = 0, linger = 0, c;
   optind = 1;
   while ((c = getopt_long(argc, argv, "f:o:m:d:nqi:", opts, NULL)) != -1) {
     switch (c) {
@@ -455,6 +457,7 @@ int tw_cli_record(int argc, char **argv)
     case 'r': reconnect = 1; break;
     case 'F': no_footer = 1; break;
     case 'L': live = 1; break;
+    case 'G': linger = 1; break;
     default: tw_cli_record_help(stderr); return TW_EXIT_USAGE;
     }
   }
@@ -590,7 +593,7 @@ int tw_cli_record(int argc, char **argv)
       }
       R.w = NULL;
     }
-    live_ui_end(R.ui, &lk, why, user_quit, &stop_requested);
+    live_ui_end(R.ui, &lk, why, user_quit || !linger, &stop_requested);
     live_ui_close(R.ui);
     R.ui = NULL;
     R.live = NULL;

@@ -13,7 +13,8 @@ void tw_cli_top_help(FILE *f)
   fputs("usage: tracewire top SOURCE [-o TRACE.twt] [record options]\n"
         "Watch a target live while recording it: `tracewire record --live --from SOURCE`.\n"
         "Without -o the trace goes to $TMPDIR (or /tmp)/tracewire-top-PID-TIME.twt and\n"
-        "is kept; its name is said at the end.\n"
+        "is kept; its name is said at the end. When the recording ends by itself (the\n"
+        "target went away) the last view stays until q (record --linger).\n"
         "keys: q stop (the trace is complete), space pause the display, s change the sort\n"
         "SOURCE and options: see tracewire record --help.\n"
         "exit status: as record's\n", f);
@@ -33,7 +34,7 @@ int tw_cli_top(int argc, char **argv)
   const char *dir = getenv("TMPDIR");
   snprintf(tmp, sizeof tmp, "%s/tracewire-top-%ld-%lld.twt", dir && *dir ? dir : "/tmp",
            (long)getpid(), (long long)time(NULL));
-  char **av = calloc((size_t)argc + 6, sizeof *av);
+  char **av = calloc((size_t)argc + 7, sizeof *av);
   if (!av) {
     cli_err("top: out of memory");
     return TW_EXIT_ERROR;
@@ -41,6 +42,7 @@ int tw_cli_top(int argc, char **argv)
   int n = 0;
   av[n++] = "record";
   av[n++] = "--live";
+  av[n++] = "--linger"; /* a viewer: the last picture stays until q */
   av[n++] = "--from";
   av[n++] = argv[1];
   if (!has_out) {

@@ -502,7 +502,7 @@ int live_ui_tick(struct live_ui *ui, unsigned long long now, const struct live_l
   return quit;
 }
 
-void live_ui_end(struct live_ui *ui, const struct live_link *lk, const char *why, int user_stopped,
+void live_ui_end(struct live_ui *ui, const struct live_link *lk, const char *why, int no_wait,
                  volatile sig_atomic_t *interrupt)
 {
   unsigned long long now = tw_sys_mono_ns();
@@ -523,7 +523,7 @@ void live_ui_end(struct live_ui *ui, const struct live_link *lk, const char *why
     return;
   }
   ui->last_draw = 0;
-  while (!user_stopped && ui->keys && !*interrupt) {
+  while (!no_wait && ui->keys && !*interrupt) {
     now = tw_sys_mono_ns();
     if (read_keys(ui))
       break;
@@ -542,6 +542,10 @@ void live_ui_close(struct live_ui *ui)
   if (!ui)
     return;
   stop_curses(ui);
+  unsigned long long skipped = tw_live_skipped(ui->live); /* the queue's own count, exact */
+  cli_msg("tracewire record: live view: %llu of %llu packets analysed%s",
+          ui->lk.packets >= skipped ? ui->lk.packets - skipped : 0, ui->lk.packets,
+          skipped ? " (it fell behind: the rest are in the trace, not in the view)" : "");
   tw_live_close(ui->live);
   tw_meter_free(&ui->link);
   free(ui->msgs);

@@ -36,11 +36,11 @@ struct tw_live *live_ui_live(struct live_ui *ui);
  * every 50 ms of now, in ns): keys, and a redraw a few times a second.
  * Returns 1 when the user asked to stop (q). */
 int live_ui_tick(struct live_ui *ui, unsigned long long now, const struct live_link *lk);
-/* The recording is over (why: "stopped (q)", "the target closed the
- * connection", ...; the trace is closed): the last analysis is shown.
- * On a terminal the view stays until q or *interrupt (unless the user
- * stopped the recording with q); plain mode prints a last report. */
-void live_ui_end(struct live_ui *ui, const struct live_link *lk, const char *why, int user_stopped,
+/* The recording is over (why: "stopped (q)", "every source ended", ...;
+ * the trace is closed): the last analysis is shown. On a terminal the
+ * view stays until q or *interrupt unless no_wait (the user stopped the
+ * recording with q, or no --linger); plain mode prints a last report. */
+void live_ui_end(struct live_ui *ui, const struct live_link *lk, const char *why, int no_wait,
                  volatile sig_atomic_t *interrupt);
 void live_ui_close(struct live_ui *ui);
 
