@@ -722,9 +722,19 @@ static void *worker(void *arg)
     pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp); /* best effort */
 #endif
   }
+  int raised = 0;
+  (void)raised; /* (without SCHED_IDLE: unused) */
   while (!atomic_load_explicit(&l->stop, memory_order_relaxed)) {
+    int end_seen = atomic_load_explicit(&l->ended, memory_order_acquire);
+#ifdef SCHED_IDLE
+    if (end_seen && l->cfg.low_priority && !raised) { /* the recording is over: the backlog now */
+      struct sched_param sp = {.sched_priority = 0};
+      pthread_setschedparam(pthread_self(), SCHED_OTHER, &sp);
+      raised = 1;
+    }
+#endif
     int n = drain(l, 256), ended = 0;
-    if (!n && !l->finished && atomic_load_explicit(&l->ended, memory_order_acquire)) {
+    if (!n && !l->finished && end_seen) {
       while (drain(l, 1 << 20)) /* what was queued before the end */
         ;
       tw_an_finish(l->an);
@@ -752,7 +762,7 @@ int tw_live_open(struct tw_live **out, const struct tw_live_cfg *cfg)
     return TW_ENOMEM;
   l->cfg = *cfg;
   if (!l->cfg.queue_bytes)
-    l->cfg.queue_bytes = 32u << 20;
+    l->cfg.queue_bytes = 8u << 20;
   if (!l->cfg.publish_ns)
     l->cfg.publish_ns = 200000000ull;
   if (!l->cfg.window_ns)

@@ -136,7 +136,7 @@ const char *tw_live_sort_name(enum tw_live_sort by); /* "cpu 1 s" */
 
 struct tw_live_cfg {
   uint64_t starve_ns;        /* the analyses' starvation threshold; 0: 100 ms */
-  size_t queue_bytes;        /* packets waiting for the worker; 0: 32 MiB */
+  size_t queue_bytes;        /* packets waiting for the worker; 0: 8 MiB */
   uint64_t publish_ns;       /* how often a snapshot is made (wall); 0: 200 ms */
   uint64_t window_ns;        /* the window of the CPU and interrupt columns; 0: 1 s */
   size_t sources;            /* sources (--from); their streams are kept apart */
