@@ -522,6 +522,8 @@ static void view_tasks(struct tw_live *l, struct tw_live_view *v)
     const struct tw_rtos_task *t = tw_rtos_task_at(m, i);
     if (t->now.state == TW_RTOS_DELETED)
       continue;
+    if (i >= l->an->ntasks || !l->an->tasks[i].t || !l->an->tasks[i].seen)
+      continue; /* only named (not in the analyses yet: as analyze lists them) */
     if (v->ntasks_total++ >= TW_LIVE_TASKS)
       continue;
     struct tw_live_task *r = &v->tasks[v->ntasks++];
