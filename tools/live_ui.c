@@ -215,32 +215,31 @@ static void draw_trace(struct live_ui *ui)
   attroff(A_BOLD);
 }
 
+/* One row, built whole and clipped to the screen's width (a narrow
+ * terminal loses the right columns, nothing wraps), then coloured. */
 static void draw_task(struct live_ui *ui, int y, const struct tw_live_task *t)
 {
-  char prio[16], st[64];
+  char prio[16], st[64], bar[256], row[512];
   int barw = COLS > 74 ? COLS - 59 : 15;
+  barw = barw > (int)sizeof bar - 1 ? (int)sizeof bar - 1 : barw;
   snprintf(prio, sizeof prio, t->prio >= 0 ? "%d" : "?", t->prio);
   state_text(st, sizeof st, t);
-  line(y, "%-16.16s %4s  ", t->name, prio);
-  int pair = t->state == TW_RTOS_RUNNING ? C_RUN : t->state == TW_RTOS_READY ? C_READY
-             : t->state == TW_RTOS_BLOCKED ? C_BLOCKED : 0;
-  if (pair && ui->color)
-    attron(COLOR_PAIR(pair));
-  mvaddnstr(y, 23, st, 20);
-  if (pair && ui->color)
-    attroff(COLOR_PAIR(pair));
-  mvprintw(y, 44, "%5.1f%% ", t->cpu_window);
   int n = (int)(t->cpu_window / 100.0 * barw + 0.5);
   n = n < 0 ? 0 : n > barw ? barw : n;
-  if (ui->color)
-    attron(COLOR_PAIR(C_BAR));
-  for (int i = 0; i < n; i++)
-    addch('#');
-  if (ui->color)
-    attroff(COLOR_PAIR(C_BAR));
-  for (int i = n; i < barw; i++)
-    addch(i % 4 == 3 ? '.' : ' ');
-  printw(" %5.1f%%", t->cpu_total);
+  for (int i = 0; i < barw; i++)
+    bar[i] = i < n ? '#' : i % 4 == 3 ? '.' : ' ';
+  bar[barw] = 0;
+  snprintf(row, sizeof row, "%-16.16s %4s  %-20.20s %5.1f%% %s %5.1f%%", t->name, prio, st,
+           t->cpu_window, bar, t->cpu_total);
+  line(y, "%s", row);
+  if (!ui->color)
+    return;
+  int pair = t->state == TW_RTOS_RUNNING ? C_RUN : t->state == TW_RTOS_READY ? C_READY
+             : t->state == TW_RTOS_BLOCKED ? C_BLOCKED : 0;
+  if (pair && COLS > 23)
+    mvchgat(y, 23, COLS - 23 < 20 ? COLS - 23 : 20, A_NORMAL, (short)pair, NULL);
+  if (n && COLS > 51)
+    mvchgat(y, 51, COLS - 51 < n ? COLS - 51 : n, A_NORMAL, C_BAR, NULL);
 }
 
 static void draw_irqs(struct live_ui *ui, int y)
