@@ -81,7 +81,8 @@ int tw_meter_add(struct tw_meter *m, uint64_t t, const uint64_t *v, size_t n)
     return TW_ENOMEM;
   if (n > m->width)
     m->width = n;
-  memcpy(row(m, LATEST), v, n * sizeof *v);
+  if (n) /* (no counters yet: v may be NULL) */
+    memcpy(row(m, LATEST), v, n * sizeof *v);
   memset(row(m, LATEST) + n, 0, (m->width - n) * sizeof *v);
   m->t[LATEST] = t;
   m->have_latest = 1;
