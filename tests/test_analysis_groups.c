@@ -185,7 +185,7 @@ static void test_deadlock_either_side_is_one_group(void **state)
 /* ---- random findings against a reference model ---------------------------------- */
 
 struct ref_group {
-  int kind, endpoint, ntasks, nobjs;
+  int kind, bounded, endpoint, ntasks, nobjs;
   uint16_t tasks[8], objs[8];
   uint8_t okinds[8];
   uint64_t count, gap, first, last, total, worst_ns, worst_t0;
@@ -196,6 +196,7 @@ static void ref_key(const struct tw_an_finding *f, struct ref_group *k)
 {
   memset(k, 0, sizeof *k);
   k->kind = f->kind;
+  k->bounded = f->bounded; /* a bounded inversion is a group apart */
   k->endpoint = 1 + f->core; /* core i is endpoint 1 + i here */
   int nt = f->kind == TW_AN_PRIO_INVERSION ? 2 : f->ntasks;
   int start = 0;
@@ -216,7 +217,7 @@ static void ref_key(const struct tw_an_finding *f, struct ref_group *k)
 
 static int ref_same(const struct ref_group *x, const struct ref_group *y)
 {
-  return x->kind == y->kind && x->endpoint == y->endpoint && x->ntasks == y->ntasks &&
+  return x->kind == y->kind && x->bounded == y->bounded && x->endpoint == y->endpoint && x->ntasks == y->ntasks &&
          x->nobjs == y->nobjs && !memcmp(x->tasks, y->tasks, sizeof x->tasks) &&
          !memcmp(x->objs, y->objs, sizeof x->objs) && !memcmp(x->okinds, y->okinds, sizeof x->okinds);
 }
@@ -255,6 +256,7 @@ static void random_run(size_t recent)
       }
     } else {
       f.ntasks = f.kind == TW_AN_PRIO_INVERSION ? 2 + (int)rnd(4) : 1;
+      f.bounded = f.kind == TW_AN_PRIO_INVERSION && rnd(3) == 0;
       for (int k = 0; k < f.ntasks; k++)
         f.tasks[k] = (uint16_t)(k < 2 ? rnd(3) : 10 + rnd(5));
       f.nobjs = f.kind == TW_AN_STARVATION ? 0 : 1;
@@ -286,8 +288,8 @@ static void random_run(size_t recent)
   uint64_t sum = 0;
   for (size_t i = 0; i < tw_an_ngroups(a); i++) {
     const struct tw_an_group *g = tw_an_group_at(a, i);
-    struct ref_group k = {.kind = g->kind, .endpoint = g->endpoint, .ntasks = g->ntasks,
-                          .nobjs = g->nobjs};
+    struct ref_group k = {.kind = g->kind, .bounded = g->bounded, .endpoint = g->endpoint,
+                          .ntasks = g->ntasks, .nobjs = g->nobjs};
     memcpy(k.tasks, g->tasks, sizeof g->tasks);
     memcpy(k.objs, g->objs, sizeof g->objs);
     memcpy(k.okinds, g->obj_kinds, sizeof g->obj_kinds);
@@ -369,6 +371,9 @@ static void test_severity_order(void **state)
   x.first = 10;
   y.first = 9;
   assert_true(tw_an_group_cmp(&x, &y) > 0);
+  y.bounded = 1; /* inheritance bounded it: after an unbounded one, however long */
+  y.worst.ns = 1000000;
+  assert_true(tw_an_group_cmp(&x, &y) < 0);
   x.kind = TW_AN_BLOCKED_AT_END;
   y.kind = TW_AN_STARVATION;
   assert_true(tw_an_group_cmp(&x, &y) > 0);

@@ -179,7 +179,8 @@ static void print_finding(struct tw_an *an, const struct tw_an_finding *f,
            f->ntasks > 1 ? tw_an_name(an, f->core, TW_OBJ_TASK, f->tasks[1], b, sizeof b) : "?");
     if (g->count > 1)
       printf(": %s", times(g, tm, sizeof tm));
-    printf("%s %s (%s..%s)", g->count > 1 ? ", worst" : " for", d, t0, t1);
+    printf("%s %s (%s..%s)%s", g->count > 1 ? ", worst" : " for", d, t0, t1,
+           f->bounded ? ", bounded by priority inheritance" : "");
     break;
   case TW_AN_DEADLOCK:
     printf("deadlock:");

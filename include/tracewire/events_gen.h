@@ -597,6 +597,14 @@ enum tw_sched_type {
 #define TW_EV_NAMES_LOST_COUNT_SHIFT 0
 #define TW_EV_NAMES_LOST_COUNT_BITS 32
 
+/* Task numbers that name no task: the constants of a marker field that
+ * names a task (interrupt context). Numbers from TW_TASK_PSEUDO_FIRST up
+ * are never a task's; X(constant, "Name") for each, lowest first. */
+#define TW_TASK_PSEUDO_FIRST 0xFFFEu
+#define TW_TASK_PSEUDO_NAMES(X) \
+  X(TW_TASK_SWITCH_EnterInt, "EnterInt") \
+  X(TW_TASK_SWITCH_LeaveInt, "LeaveInt")
+
 /* The two facts target code needs about an event, without the descriptor
  * tables of src/common/events_desc.c (names and docs, for hosts): its
  * record module id (TW_EVW_MODULE) and TW_EVF_* flags (TW_EVW_FLAGS); 0

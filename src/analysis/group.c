@@ -6,7 +6,7 @@
  * and the worst instance. It knows nothing of how a finding is detected:
  * only which of its tasks and objects say what problem it is.
  *
- * A group's key is (kind, endpoint, key tasks, objects). The key tasks are
+ * A group's key is (kind, bounded, endpoint, key tasks, objects). The key tasks are
  * all of the finding's, except where a kind's rule below says fewer (a
  * priority inversion's middle tasks differ from one episode to the next,
  * and are collected in others[]); a cyclic kind (a deadlock) is rotated to
@@ -58,6 +58,7 @@ static void make_key(const struct tw_an *a, const struct tw_an_finding *f, struc
   int nt = kt && kt < f->ntasks ? kt : f->ntasks, rot = 0;
   memset(g, 0, sizeof *g);
   g->kind = f->kind;
+  g->bounded = f->bounded != 0;
   g->core = f->core;
   g->endpoint = endpoint_of(a, f->core);
   if (cyc && f->ntasks == f->nobjs)
@@ -77,8 +78,8 @@ static void make_key(const struct tw_an *a, const struct tw_an_finding *f, struc
 
 static int same_key(const struct tw_an_group *x, const struct tw_an_group *y)
 {
-  if (x->kind != y->kind || x->endpoint != y->endpoint || x->ntasks != y->ntasks ||
-      x->nobjs != y->nobjs)
+  if (x->kind != y->kind || x->bounded != y->bounded || x->endpoint != y->endpoint ||
+      x->ntasks != y->ntasks || x->nobjs != y->nobjs)
     return 0;
   for (int i = 0; i < x->ntasks; i++)
     if (x->tasks[i] != y->tasks[i])
@@ -92,7 +93,7 @@ static int same_key(const struct tw_an_group *x, const struct tw_an_group *y)
 static size_t key_hash(const struct tw_an_group *g)
 {
   uint64_t h = 1469598103934665603ull;
-  h = (h ^ (uint64_t)g->kind) * 1099511628211ull;
+  h = (h ^ (uint64_t)g->kind << 1 ^ (uint64_t)g->bounded) * 1099511628211ull;
   h = (h ^ g->endpoint) * 1099511628211ull;
   for (int i = 0; i < g->ntasks; i++)
     h = (h ^ g->tasks[i]) * 1099511628211ull;
@@ -237,6 +238,8 @@ int tw_an_group_cmp(const struct tw_an_group *x, const struct tw_an_group *y)
   int kx = kind_rank(x->kind), ky = kind_rank(y->kind);
   if (kx != ky)
     return kx < ky ? -1 : 1;
+  if (x->bounded != y->bounded)
+    return x->bounded ? 1 : -1; /* inheritance bounded it: less urgent */
   if (x->worst.ns != y->worst.ns)
     return x->worst.ns > y->worst.ns ? -1 : 1;
   if (x->count != y->count)

@@ -592,8 +592,9 @@ static void group_what(const struct tw_an *a, const struct tw_an_group *g, char 
   size_t o = 0;
   switch (g->kind) {
   case TW_AN_PRIO_INVERSION:
-    snprintf(b, cap, "%s on %s held by %s", gtask(a, g, 0, t0, sizeof t0),
-             gobj(a, g, 0, o0, sizeof o0), gtask(a, g, 1, t1, sizeof t1));
+    snprintf(b, cap, "%s on %s held by %s%s", gtask(a, g, 0, t0, sizeof t0),
+             gobj(a, g, 0, o0, sizeof o0), gtask(a, g, 1, t1, sizeof t1),
+             g->bounded ? " (bounded)" : "");
     break;
   case TW_AN_DEADLOCK: /* tasks[i] waits on objs[i], held by tasks[i + 1] */
     for (int i = 0; i < g->ntasks && o < cap; i++)

@@ -18,10 +18,11 @@
 
 uint32_t tw_trace_mask;
 
-static const struct tw_name_entry predefined[] = {
-  {TW_OBJ_TASK, 0, 0xFFFEu, "EnterInt"},
-  {TW_OBJ_TASK, 0, 0xFFFFu, "LeaveInt"},
-};
+/* The task numbers that name interrupt context (EnterInt, LeaveInt),
+ * named like their constants in events.def. */
+#define PSEUDO(value, name) {TW_OBJ_TASK, 0, (value), name},
+static const struct tw_name_entry predefined[] = {TW_TASK_PSEUDO_NAMES(PSEUDO)};
+#undef PSEUDO
 #define NPREDEF (sizeof predefined / sizeof predefined[0])
 
 static struct tw_name_entry names[TW_CFG_NAMES];
