@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cli.h"
 #include "tracewire/wire/merge.h"
 
@@ -73,5 +74,76 @@ int cli_parse_window(const char *cmd, const char *arg, size_t *out)
 
 int cli_trace_status(const struct tw_input *t)
 {
-  return t->damage ? TW_EXIT_DAMAGED : TW_EXIT_OK;
+  if (!t->damage)
+    return TW_EXIT_OK;
+  /* exit status 3 is never silent: with the per-problem lines off, one
+   * line says why (print lists them) */
+  if (t->damage > t->damage_said)
+    cli_err("%s: the input is damaged: %llu problem%s (skipped bytes, bad records, a cut "
+            "file; 'tracewire print' lists them on stderr)", t->path, t->damage,
+            t->damage == 1 ? "" : "s");
+  return TW_EXIT_DAMAGED;
+}
+
+int cli_stdout_status(const char *cmd, int rc)
+{
+  errno = 0;
+  int bad = fflush(stdout) != 0 || ferror(stdout);
+  if (!bad)
+    return rc;
+  cli_err("%s: writing the output failed%s%s", cmd, errno ? ": " : "", errno ? strerror(errno) : "");
+  return TW_EXIT_ERROR;
+}
+
+void cli_progress_init(struct cli_progress *p, const char *what, int quiet)
+{
+  p->what = what;
+  p->on = !quiet && isatty(2);
+  p->shown = 0;
+}
+
+static void human_bytes(char *buf, size_t cap, unsigned long long n)
+{
+  if (n >= 1000000000ull)
+    snprintf(buf, cap, "%.1f GB", (double)n / 1e9);
+  else if (n >= 1000000ull)
+    snprintf(buf, cap, "%.1f MB", (double)n / 1e6);
+  else
+    snprintf(buf, cap, "%llu bytes", n);
+}
+
+void cli_progress(void *ctx, unsigned long long done, unsigned long long total)
+{
+  struct cli_progress *p = ctx;
+  char a[32], b[32], bar[41];
+  if (!p->on)
+    return;
+  human_bytes(a, sizeof a, done);
+  if (total) {
+    unsigned pct = done >= total ? 100 : (unsigned)(done * 100 / total);
+    memset(bar, '#', pct * 40 / 100);
+    memset(bar + pct * 40 / 100, '.', 40 - pct * 40 / 100);
+    bar[40] = 0;
+    human_bytes(b, sizeof b, total);
+    fprintf(stderr, "\r\033[K%s [%s] %3u%% %s of %s", p->what, bar, pct, a, b);
+  } else {
+    fprintf(stderr, "\r\033[K%s: %s read", p->what, a);
+  }
+  p->shown = 1;
+}
+
+void cli_progress_end(struct cli_progress *p)
+{
+  if (p->shown)
+    fputs("\r\033[K", stderr);
+  p->shown = 0;
+}
+
+void cli_progress_input(struct cli_progress *p, struct tw_input *t, const char *what, int quiet)
+{
+  cli_progress_init(p, what, quiet);
+  if (p->on) {
+    t->on_progress = cli_progress;
+    t->progress_ctx = p;
+  }
 }

@@ -24,6 +24,9 @@ _Static_assert(TW_INPUT_REPORTED == TW_EXIT_ERROR, "a reported input failure is 
 
 /* Exit status for a finished trace run. */
 int cli_trace_status(const struct tw_input *t);
+/* rc, or TW_EXIT_ERROR (said on stderr, naming cmd) when something written
+ * to standard output did not get there (/dev/full, a closed pipe). */
+int cli_stdout_status(const char *cmd, int rc);
 
 void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "1.5" -> ns; -1 on a bad number. */
@@ -38,5 +41,19 @@ int cli_parse_uint(const char *s, unsigned long long min, unsigned long long max
 /* --window N of print, export, run: 1..TW_MERGE_MAX_WINDOW; otherwise a
  * usage error naming the option on stderr and -1. */
 int cli_parse_window(const char *cmd, const char *arg, size_t *out);
+
+/* A progress line on stderr for long work, only when stderr is a terminal
+ * (and not -q): "WHAT [####......]  42% 1.2 GB of 2.9 GB". The callback
+ * fits tw_input.on_progress and tw_twt_reindex.on_progress. */
+struct cli_progress {
+  const char *what;
+  int on, shown;
+};
+void cli_progress_init(struct cli_progress *p, const char *what, int quiet);
+void cli_progress(void *ctx, unsigned long long done, unsigned long long total);
+/* Clears the line (the results follow on stdout, messages on stderr). */
+void cli_progress_end(struct cli_progress *p);
+/* Shows progress for a trace run (sets t->on_progress when on). */
+void cli_progress_input(struct cli_progress *p, struct tw_input *t, const char *what, int quiet);
 
 #endif

@@ -70,5 +70,5 @@ int tw_cli_analyze(int argc, char **argv)
   run.path = argv[optind];
   run.after = print;
   run.ctx = &o;
-  return cli_an_run(&run);
+  return cli_stdout_status("analyze", cli_an_run(&run));
 }

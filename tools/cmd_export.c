@@ -18,7 +18,7 @@
 void tw_cli_export_help(FILE *f)
 {
   fputs("usage: tracewire export TRACE --format ctf|perfetto|json|csv -o OUT [options]\n"
-        "Convert TRACE (a .twt or raw packet file, read twice: not stdin) for other tools:\n"
+        "Convert TRACE (a .twt or raw packet file; - for stdin) for other tools:\n"
         "  ctf       CTF 1.8 directory OUT (babeltrace2, Trace Compass)\n"
         "  perfetto  protobuf trace file OUT (.perfetto-trace; ui.perfetto.dev)\n"
         "  json      Chrome Trace Event Format file OUT (chrome://tracing)\n"
@@ -226,15 +226,15 @@ int tw_cli_export(int argc, char **argv)
     tw_cli_export_help(stderr);
     return TW_EXIT_USAGE;
   }
-  if (!strcmp(argv[optind], "-")) {
-    /* the plugin registers on the components a first pass found */
-    cli_err("export: needs a trace file (it is read twice), not standard input");
-    return TW_EXIT_USAGE;
-  }
   kv[nkv++] = "out";
   kv[nkv++] = out;
+  /* read twice (the plugin registers on the components a first pass
+   * found): a stream (stdin, a FIFO) is read from a temporary copy */
+  if (tw_input_spool(argv[optind]) != 0)
+    return TW_EXIT_ERROR;
   if (tw_mti_system_create(&e.sys, tw_event_descs, tw_event_ndescs) < 0) {
     cli_err("out of memory");
+    tw_input_unspool(argv[optind]);
     return TW_EXIT_ERROR;
   }
   rc = prescan(&e, argv[optind]);
@@ -254,5 +254,6 @@ int tw_cli_export(int argc, char **argv)
     tw_input_close(&e.t);
   if (e.have_pre)
     tw_input_close(&e.pre);
+  tw_input_unspool(argv[optind]);
   return rc;
 }

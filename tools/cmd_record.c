@@ -42,6 +42,7 @@
 #include <unistd.h>
 #include "cli.h"
 #include "tracewire/wire/cmd_client.h"
+#include "tracewire/io/file.h"
 #include "tracewire/io/sys.h"
 #include "tracewire/twt/trace_file.h"
 #include "tracewire/events_gen.h"
@@ -395,8 +396,16 @@ int tw_cli_record(int argc, char **argv)
   char err[512];
   R.out = out;
   R.tty = !quiet && isatty(2);
-  if (tw_twt_create(out, &R.w, err, sizeof err) < 0) {
+  /* a source that is a file (or FIFO) is an input: the trace may not be
+   * written over it (it would feed on its own output) */
+  struct tw_file_id ids[MAX_FROM];
+  for (size_t k = 0; k < nfrom; k++)
+    tw_file_guard(from[k], &ids[k]);
+  int created = tw_twt_create(out, &R.w, err, sizeof err);
+  if (created < 0) {
     cli_err("record: %s", err);
+    for (size_t k = 0; k < nfrom; k++)
+      tw_file_unguard(&ids[k]);
     return TW_EXIT_ERROR;
   }
   tw_twt_writer_index(R.w, 0); /* a time index for print --filter time= (no memory: none) */
@@ -483,5 +492,7 @@ int tw_cli_record(int argc, char **argv)
     tw_reader_close(R.src[k].r);
     tw_conn_close(R.src[k].conn);
   }
+  for (size_t k = 0; k < nfrom; k++)
+    tw_file_unguard(&ids[k]);
   return status;
 }

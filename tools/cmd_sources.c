@@ -106,7 +106,7 @@ int tw_cli_sources(int argc, char **argv)
     list(eslapi_ObtainPointer(tw_mti_system_simulation(sys), MTI_SystemTraceInterface), only,
          nonly, brief);
     tw_mti_system_destroy(sys);
-    return TW_EXIT_OK;
+    return cli_stdout_status("sources", TW_EXIT_OK);
   }
   if ((rc = tw_input_open(&t, argv[optind])) != 0) {
     tw_mti_system_destroy(sys);
@@ -124,5 +124,5 @@ int tw_cli_sources(int argc, char **argv)
   }
   tw_mti_system_destroy(sys);
   tw_input_close(&t);
-  return rc;
+  return cli_stdout_status("sources", rc);
 }

@@ -165,7 +165,7 @@ int tw_cli_stats(int argc, char **argv)
   for (size_t k = 0; k < t.nsrc; k++)
     for (size_t i = 0; tw_decoder_unknown_at(t.src[k].d, i, &ep, &mod, &id, &n); i++)
       printf("unknown event id %u (module %u) from %04x: %llu records skipped\n", id, mod, ep, n);
-  rc = cli_trace_status(&t);
+  rc = cli_stdout_status("stats", cli_trace_status(&t));
   tw_input_close(&t);
   free(s);
   return rc;

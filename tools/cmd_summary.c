@@ -237,16 +237,17 @@ int tw_cli_summary(int argc, char **argv)
     return TW_EXIT_USAGE;
   }
   run.path = argv[optind];
-  if (!strcmp(run.path, "-")) {
-    cli_err("summary: needs a file (several passes), not stdin");
-    return TW_EXIT_USAGE;
-  }
+  /* several passes: a stream (stdin, a FIFO) is read from a copy */
+  if (tw_input_spool(run.path) != 0)
+    return TW_EXIT_ERROR;
   struct counts counts;
   int rc = count(run.path, &counts);
-  if (rc == TW_EXIT_ERROR)
-    return rc;
-  struct ctx ctx = { &counts };
-  run.after = print;
-  run.ctx = &ctx;
-  return cli_an_run(&run);
+  if (rc != TW_EXIT_ERROR) {
+    struct ctx ctx = { &counts };
+    run.after = print;
+    run.ctx = &ctx;
+    rc = cli_an_run(&run);
+  }
+  tw_input_unspool(run.path);
+  return cli_stdout_status("summary", rc);
 }

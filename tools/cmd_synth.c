@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "tracewire/wire/synth.h"
 #include "tracewire/error.h"
+#include "tracewire/io/file.h"
 
 void tw_cli_synth_help(FILE *f)
 {
@@ -115,8 +116,8 @@ int tw_cli_synth(int argc, char **argv)
       cli_err("synth: %s", err);
       return TW_EXIT_ERROR;
     }
-  } else if (!(f = strcmp(out, "-") ? fopen(out, "wb") : stdout)) {
-    cli_err("synth: %s: cannot create", out);
+  } else if (!(f = tw_file_fopen_w(out, err, sizeof err))) {
+    cli_err("synth: %s", err);
     return TW_EXIT_ERROR;
   }
   static uint8_t buf[1 << 16];
@@ -135,10 +136,11 @@ int tw_cli_synth(int argc, char **argv)
       nanosleep(&ts, NULL);
     }
   }
-  if (f && f != stdout && fclose(f) != 0)
+  int closed_bad = f && (f == stdout ? fflush(f) : fclose(f)) != 0;
+  if (closed_bad && status == TW_EXIT_OK) {
+    cli_err("synth: %s: write failed", out);
     status = TW_EXIT_ERROR;
-  if (f == stdout)
-    fflush(stdout);
+  }
   tw_conn_close(dst);
   fprintf(stderr, "tracewire synth: %llu packets, %llu bytes, %llu events, %llu dropped (DROPS)\n",
           g.packets, total, g.events, g.drops);

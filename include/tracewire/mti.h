@@ -590,7 +590,7 @@ struct tw_mti_plugin_abi {
 typedef struct TW_TraceContext TW_TraceContext;
 
 #define TW_TraceContext_IFNAME "tracewire::TraceContext"
-#define TW_TraceContext_IFREVISION 0u
+#define TW_TraceContext_IFREVISION 1u
 
 struct tw_event; /* tracewire/event.h */
 
@@ -608,6 +608,11 @@ struct TW_TraceContext_vtbl {
                                   uint32_t number);
   /* Component of the current event (NULL outside event callbacks). */
   const MTI_ComponentTraceInterface *(*GetCurrentComponent)(const TW_TraceContext *self);
+  /* since 1 */
+  /* The plugin could not do its job (its output could not be written, a
+   * file could not be opened): the host says "tracewire: WHO: WHAT" on
+   * stderr and ends with a failure exit status. Any time. */
+  void (*ReportFailure)(const TW_TraceContext *self, const char *who, const char *what);
 };
 struct TW_TraceContext {
   const struct TW_TraceContext_vtbl *vtbl;

@@ -13,10 +13,13 @@
  * The factory and instances are mti_simple's (tracewire/mti_plugin.h);
  * this file supplies the hooks and the per-instance state.
  */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "an_internal.h"
 #include "tracewire/mti_plugin.h"
+#include "tracewire/io/file.h"
 
 enum { P_STARVE, P_JSON, P_FILE, NPARAMS };
 
@@ -196,18 +199,19 @@ static void an_release(struct tw_mti_instance *mi)
   const char *path = tw_mti_instance_string(mi, "file");
   tw_an_finish(in->an);
   if (path[0]) {
-    FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+    char err[400];
+    FILE *f = tw_file_fopen_w(path, err, sizeof err); /* never over the trace; - is stdout */
     if (f) {
       if (tw_mti_instance_bool(mi, "json"))
         tw_an_write_json(in->an, f);
       else
         tw_an_write_text(in->an, f);
-      if (f != stdout)
-        fclose(f);
-      else
-        fflush(f);
+      int bad = ferror(f) != 0;
+      bad |= (f == stdout ? fflush(f) : fclose(f)) != 0;
+      if (bad)
+        tw_mti_instance_fail(mi, "%s: write failed: %s", path, strerror(errno));
     } else {
-      fprintf(stderr, "%s: cannot write %s\n", mi->name, path);
+      tw_mti_instance_fail(mi, "%s", err);
     }
   }
   tw_an_destroy(in->an);

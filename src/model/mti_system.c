@@ -132,12 +132,25 @@ static const MTI_ComponentTraceInterface *ctx_comp(const TW_TraceContext *self)
   return c ? &c->base : NULL;
 }
 
+static void ctx_fail(const TW_TraceContext *self, const char *who, const char *what)
+{
+  struct tw_mti_system *sys = SYS_OF_CTX(self);
+  sys->failures++;
+  fprintf(stderr, "tracewire: %s: %s\n", who ? who : "plugin", what ? what : "failed");
+}
+
+unsigned long long tw_mti_system_failures(const struct tw_mti_system *sys)
+{
+  return sys->failures;
+}
+
 static const struct TW_TraceContext_vtbl ctx_vtbl = {
   .iVersion = TW_TraceContext_IFREVISION,
   .ObtainInterface = ctx_obtain,
   .GetCurrentEvent = ctx_event,
   .LookupObjectName = ctx_name,
   .GetCurrentComponent = ctx_comp,
+  .ReportFailure = ctx_fail,
 };
 
 /* ---- ComponentTraceInterface ------------------------------------------------------- */
