@@ -46,11 +46,15 @@ int tw_cli_info(int argc, char **argv)
     return TW_EXIT_USAGE;
   }
   struct tw_input t;
+  struct cli_progress prog;
   int rc = tw_input_open(&t, argv[1]);
   if (rc)
     return rc;
   t.quiet = 1;
-  if (tw_input_run(&t)) {
+  cli_progress_input(&prog, &t, "info", 0); /* a big raw capture takes a while */
+  rc = tw_input_run(&t);
+  cli_progress_end(&prog);
+  if (rc) {
     tw_input_close(&t);
     return TW_EXIT_ERROR;
   }

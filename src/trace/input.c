@@ -524,18 +524,61 @@ unsigned long long tw_input_bytes_read(const struct tw_input *t)
 
 static void skip_cb(void *ctx, const struct tw_skip *skip) { tw_decoder_skip(((struct tw_input_src *)ctx)->d, skip); }
 
-int tw_input_run(struct tw_input *t)
+/* Bytes read so far, for progress: file bytes (every source of a .twt
+ * reads the file), or stream bytes. */
+static unsigned long long done_bytes(const struct tw_input *t)
 {
-  if (t->nsrc == 1) {
-    int rc = tw_decoder_run(t->src[0].d, t->src[0].r);
-    if (rc < 0 && rc != TW_EIO) {
-      say("%s: %s", t->path, tw_conn_error(t->src[0].conn));
+  unsigned long long n = 0;
+  for (size_t i = 0; i < t->nsrc; i++)
+    n += t->is_twt ? tw_conn_twt_bytes_read(t->src[i].conn) : t->src[i].conn->nread;
+  return n;
+}
+
+/* Every 1024 packets: is it time to say how far we are (every 250 ms)? */
+static void progress(struct tw_input *t, unsigned long long *npkt, int end)
+{
+  if (!t->on_progress || (!end && (++*npkt & 1023)))
+    return;
+  unsigned long long now = tw_sys_mono_ns();
+  if (!end && now - t->progress_at < 250000000u)
+    return;
+  t->progress_at = now;
+  unsigned long long done = done_bytes(t);
+  t->on_progress(t->progress_ctx, end && t->total_bytes ? t->total_bytes : done, t->total_bytes);
+}
+
+static int run_one(struct tw_input *t)
+{
+  struct tw_input_src *s = &t->src[0];
+  struct tw_pkt pkt;
+  unsigned long long npkt = 0;
+  tw_reader_on_skip(s->r, skip_cb, s);
+  t->progress_at = tw_sys_mono_ns();
+  for (;;) {
+    int n = tw_reader_next(s->r, &pkt, -1);
+    if (n == TW_EOF)
+      break;
+    if (n < 0) {
+      say("%s: %s", t->path, tw_conn_error(s->conn));
       return TW_INPUT_REPORTED;
     }
-    return rc;
+    int rc = tw_decoder_packet(s->d, &pkt, tw_reader_pkt_offset(s->r), tw_reader_pkt_number(s->r));
+    if (rc)
+      return rc;
+    progress(t, &npkt, 0);
   }
+  progress(t, &npkt, 1);
+  return 0;
+}
+
+int tw_input_run(struct tw_input *t)
+{
+  unsigned long long npkt = 0;
+  if (t->nsrc == 1)
+    return run_one(t);
   for (size_t i = 0; i < t->nsrc; i++)
     tw_reader_on_skip(t->src[i].r, skip_cb, &t->src[i]);
+  t->progress_at = tw_sys_mono_ns();
   for (;;) {
     /* the source furthest behind in time reads next: the merge then only
      * has to hold what one packet can put out of order */
@@ -543,8 +586,11 @@ int tw_input_run(struct tw_input *t)
     for (size_t i = 0; i < t->nsrc; i++)
       if (!t->src[i].done && (!next || t->src[i].last_ns < next->last_ns))
         next = &t->src[i];
-    if (!next)
+    if (!next) {
+      progress(t, &npkt, 1);
       return 0;
+    }
+    progress(t, &npkt, 0);
     struct tw_pkt pkt;
     int n = tw_reader_next(next->r, &pkt, -1);
     if (n == TW_EOF) {
