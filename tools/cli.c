@@ -20,9 +20,17 @@ void cli_err(const char *fmt, ...)
 
 long long cli_parse_seconds(const char *s)
 {
-  char *end;
-  double v = strtod(s, &end);
-  if (end == s || *end || v < 0 || v > 1.8e10)
+  const char *p = s;
+  int digits = 0;
+  while (*p >= '0' && *p <= '9')
+    p++, digits++;
+  if (*p == '.')
+    for (p++; *p >= '0' && *p <= '9'; p++)
+      digits++;
+  if (!digits || *p)
+    return -1; /* strtod would take "-1", " 1", "1e3", "inf", "nan", "0x1p3" */
+  double v = strtod(s, NULL);
+  if (!(v >= 0 && v <= 1.8e10))
     return -1;
   return (long long)(v * 1e9 + 0.5);
 }
@@ -58,6 +66,42 @@ int cli_parse_uint(const char *s, unsigned long long min, unsigned long long max
     return -1;
   *out = v;
   return 0;
+}
+
+int cli_parse_num(const char *s, unsigned long long min, unsigned long long max,
+                  unsigned long long *out)
+{
+  char *end;
+  if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    const char *h = s + 2;
+    if (!((*h >= '0' && *h <= '9') || (*h >= 'a' && *h <= 'f') || (*h >= 'A' && *h <= 'F')))
+      return -1;
+    errno = 0;
+    unsigned long long v = strtoull(h, &end, 16);
+    if (*end || errno == ERANGE || v < min || v > max)
+      return -1;
+    *out = v;
+    return 0;
+  }
+  return cli_parse_uint(s, min, max, out);
+}
+
+int cli_opt_num(const char *cmd, const char *opt, const char *arg, unsigned long long min,
+                unsigned long long max, unsigned long long *out)
+{
+  if (cli_parse_num(arg, min, max, out) == 0)
+    return 0;
+  cli_err("%s: %s '%s': want a number from %llu to %llu (decimal, or hex with 0x)", cmd, opt, arg,
+          min, max);
+  return -1;
+}
+
+int cli_opt_seconds(const char *cmd, const char *opt, const char *arg, long long *ns)
+{
+  if ((*ns = cli_parse_seconds(arg)) >= 0)
+    return 0;
+  cli_err("%s: %s '%s': want seconds, e.g. 2 or 0.5", cmd, opt, arg);
+  return -1;
 }
 
 int cli_parse_window(const char *cmd, const char *arg, size_t *out)

@@ -29,7 +29,8 @@ int cli_trace_status(const struct tw_input *t);
 int cli_stdout_status(const char *cmd, int rc);
 
 void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* "1.5" -> ns; -1 on a bad number. */
+/* "1.5" -> ns: digits with an optional fraction, up to 1.8e10 s; -1 for
+ * anything else (a sign, an exponent, inf, nan, spaces, a suffix). */
 long long cli_parse_seconds(const char *s);
 /* "N", "NK", "NM", "NG" (decimal, powers of 1024) -> bytes; 0 for anything
  * else, including 0 itself and values that overflow. */
@@ -38,6 +39,15 @@ unsigned long long cli_parse_size(const char *s);
  * -1 for anything else. */
 int cli_parse_uint(const char *s, unsigned long long min, unsigned long long max,
                    unsigned long long *out);
+/* The same, also "0x" and hex digits (masks, seeds, tick counts). */
+int cli_parse_num(const char *s, unsigned long long min, unsigned long long max,
+                  unsigned long long *out);
+/* An option's number: cli_parse_num() within [min, max], or a usage error
+ * naming the command, the option and the range on stderr, and -1. */
+int cli_opt_num(const char *cmd, const char *opt, const char *arg, unsigned long long min,
+                unsigned long long max, unsigned long long *out);
+/* An option's seconds (cli_parse_seconds) or the usage error, -1. */
+int cli_opt_seconds(const char *cmd, const char *opt, const char *arg, long long *ns);
 /* --window N of print, export, run: 1..TW_MERGE_MAX_WINDOW; otherwise a
  * usage error naming the option on stderr and -1. */
 int cli_parse_window(const char *cmd, const char *arg, size_t *out);

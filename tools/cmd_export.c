@@ -26,7 +26,8 @@ void tw_cli_export_help(FILE *f)
         "The same exporters are MTI plugins: build/plugins/libtw_export_<format>.so.\n\n"
         "options:\n"
         "  -f, --format F           output format (required)\n"
-        "  -o, --output OUT         output directory or file (required)\n"
+        "  -o, --output OUT         output directory or file (required; - for standard\n"
+        "                           output: perfetto, json)\n"
         "  --packet-bytes N         CTF packet size (default 65536)\n"
         "  --clock-offset S         CTF: the target clock's zero, seconds since the epoch\n"
         "  --load-window S          perfetto/json: CPU-load window in seconds (default 0.001)\n"
@@ -103,6 +104,19 @@ static int prescan(struct exp *e, const char *path)
   return 0;
 }
 
+/* The option a refused parameter came from, for the message. */
+static const char *option_of(const char *param)
+{
+  static const char *const map[][2] = {
+    {"packet_bytes", "--packet-bytes"}, {"clock_offset_ns", "--clock-offset (in ns)"},
+    {"load_window_ns", "--load-window (in ns)"}, {"out", "-o"},
+  };
+  for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+    if (!strcmp(map[i][0], param))
+      return map[i][1];
+  return param;
+}
+
 static int set_param(eslapi_CADIParameterInfo_t *infos, uint32_t n,
                      eslapi_CADIParameterValue_t *vals, uint32_t *nv, const char *name,
                      const char *value)
@@ -111,7 +125,7 @@ static int set_param(eslapi_CADIParameterInfo_t *infos, uint32_t n,
   for (uint32_t i = 0; i < n; i++)
     if (!strcmp(infos[i].name, name)) {
       if (tw_mti_param_parse(&infos[i], value, &vals[*nv], msg, sizeof msg) < 0) {
-        cli_err("export: %s", msg);
+        cli_err("export: %s '%s': %s", option_of(name), value, msg);
         return TW_EXIT_USAGE;
       }
       (*nv)++;
@@ -204,10 +218,8 @@ int tw_cli_export(int argc, char **argv)
     case 'p': kv[nkv++] = "packet_bytes"; kv[nkv++] = optarg; break;
     case 'c':
     case 'l':
-      if ((ns = cli_parse_seconds(optarg)) < 0) {
-        cli_err("export: bad number of seconds '%s'", optarg);
+      if (cli_opt_seconds("export", c == 'c' ? "--clock-offset" : "--load-window", optarg, &ns) < 0)
         return TW_EXIT_USAGE;
-      }
       snprintf(num[c == 'l'], sizeof num[0], "%lld", ns);
       kv[nkv++] = c == 'c' ? "clock_offset_ns" : "load_window_ns";
       kv[nkv++] = num[c == 'l'];
@@ -224,6 +236,11 @@ int tw_cli_export(int argc, char **argv)
   }
   if (optind != argc - 1 || !format || !out || !*out) {
     tw_cli_export_help(stderr);
+    return TW_EXIT_USAGE;
+  }
+  if (!strcmp(out, "-") && (!strcmp(format, "ctf") || !strcmp(format, "csv"))) {
+    /* -o - is standard output everywhere; a directory cannot go there */
+    cli_err("export: -o -: %s writes a directory of files, standard output cannot take it", format);
     return TW_EXIT_USAGE;
   }
   kv[nkv++] = "out";

@@ -58,7 +58,8 @@ void tw_cli_record_help(FILE *f)
         "  serial:///dev/ttyX?baud=N      serial line, 8N1 (default 115200 baud)\n"
         "  FILE                           a file of raw packets\n"
         "options:\n"
-        "  --mask MASK        event mask to set before START (bit n-1 = event id n)\n"
+        "  --mask MASK        event mask to set before START (bit n-1 = event id n;\n"
+        "                     0 to 0xFFFFFFFF, decimal or 0x hex)\n"
         "  --duration S       stop after S seconds\n"
         "  --idle S           stop when nothing arrived for S seconds (after the first bytes)\n"
         "  --no-commands      do not send commands (the target streams by itself)\n"
@@ -342,7 +343,7 @@ int tw_cli_record(int argc, char **argv)
     {"quiet", no_argument, 0, 'q'}, {"idle", required_argument, 0, 'i'},
     {"reconnect", no_argument, 0, 'r'}, {0, 0, 0, 0},
   };
-  const char *from[MAX_FROM], *out = NULL;
+  const char *from[MAX_FROM], *out = NULL; /* out "-": standard output */
   size_t nfrom = 0;
   long long duration = -1, idle = -1;
   uint32_t mask = 0;
@@ -359,26 +360,20 @@ int tw_cli_record(int argc, char **argv)
       break;
     case 'o': out = optarg; break;
     case 'm': {
-      char *end;
-      mask = (uint32_t)strtoul(optarg, &end, 0);
-      if (*end) {
-        cli_err("record: bad mask '%s'", optarg);
+      unsigned long long v; /* "" used to set 0, an overflow 0xFFFFFFFF */
+      if (cli_opt_num("record", "--mask", optarg, 0, 0xFFFFFFFFu, &v) < 0)
         return TW_EXIT_USAGE;
-      }
+      mask = (uint32_t)v;
       have_mask = 1;
       break;
     }
     case 'd':
-      if ((duration = cli_parse_seconds(optarg)) < 0) {
-        cli_err("record: bad duration '%s'", optarg);
+      if (cli_opt_seconds("record", "--duration", optarg, &duration) < 0)
         return TW_EXIT_USAGE;
-      }
       break;
     case 'i':
-      if ((idle = cli_parse_seconds(optarg)) < 0) {
-        cli_err("record: bad idle time '%s'", optarg);
+      if (cli_opt_seconds("record", "--idle", optarg, &idle) < 0)
         return TW_EXIT_USAGE;
-      }
       break;
     case 'n': no_cmd = 1; break;
     case 'q': quiet = 1; break;

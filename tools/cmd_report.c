@@ -76,25 +76,22 @@ int tw_cli_report(int argc, char **argv)
   int c;
   optind = 1;
   while ((c = getopt_long(argc, argv, "o:qh", opts, NULL)) != -1) {
-    char *end;
     switch (c) {
     case 'o': j.out = optarg; break;
     case 's': {
-      unsigned long long ms = strtoull(optarg, &end, 0);
-      if (*end || !ms || ms > 86400000ull) {
-        cli_err("report: --starve-ms %s: expected 1..86400000", optarg);
+      unsigned long long ms;
+      if (cli_opt_num("report", "--starve-ms", optarg, 1, 86400000u, &ms) < 0)
         return TW_EXIT_USAGE;
-      }
       run.starve_ns = ms * 1000000ull;
       break;
     }
-    case 'm':
-      j.max_detail = strtoull(optarg, &end, 0);
-      if (*end || !j.max_detail) {
-        cli_err("report: --max-events %s: expected a positive number", optarg);
+    case 'm': {
+      unsigned long long n;
+      if (cli_opt_num("report", "--max-events", optarg, 1, 1000000000u, &n) < 0)
         return TW_EXIT_USAGE;
-      }
+      j.max_detail = n;
       break;
+    }
     case 'q': run.quiet = 1; break;
     case 'h': tw_cli_report_help(stdout); return TW_EXIT_OK;
     default: tw_cli_report_help(stderr); return TW_EXIT_USAGE;

@@ -218,12 +218,9 @@ int tw_cli_summary(int argc, char **argv)
   while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
     switch (c) {
     case 's': {
-      char *end;
-      unsigned long long ms = strtoull(optarg, &end, 0);
-      if (*end || !ms || ms > 86400000ull) {
-        cli_err("summary: --starve-ms %s: expected 1..86400000", optarg);
+      unsigned long long ms;
+      if (cli_opt_num("summary", "--starve-ms", optarg, 1, 86400000u, &ms) < 0)
         return TW_EXIT_USAGE;
-      }
       run.starve_ns = ms * 1000000ull;
       break;
     }

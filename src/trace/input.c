@@ -114,7 +114,14 @@ static int discover(struct tw_input *t)
     return -1;
   }
   tw_twt_reader_name(r, t->path);
-  while (tw_twt_next(r, &c) == 1 && c.type == TW_TWT_SOURCE && t->nsrc < TW_INPUT_MAX_SOURCES) {
+  int rc;
+  /* a damaged chunk header among them is passed over, as every reader of
+   * the file does (the rewritten file of `index` has none) */
+  while ((rc = tw_twt_next(r, &c)) == 1 || rc == TW_EBADMSG) {
+    if (rc == TW_EBADMSG)
+      continue;
+    if (c.type != TW_TWT_SOURCE || t->nsrc == TW_INPUT_MAX_SOURCES)
+      break;
     int seen = 0;
     for (size_t i = 0; i < t->nsrc; i++)
       seen |= t->src[i].id == c.source;
