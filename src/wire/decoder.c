@@ -20,6 +20,7 @@
 #include "tracewire/error.h"
 
 #define NAME_MAX_BYTES 64   /* longer names are cut (docs/host.md) */
+#define NAMES_MIN_CAP 64    /* name table slots at open (a power of two) */
 #define DESC_CACHE 0x200
 #define MAX_UNKNOWN 256
 
@@ -146,12 +147,13 @@ int tw_decoder_open(struct tw_decoder **out, const struct tw_decoder_cfg *cfg)
     d->cfg.max_custom = 256;
   if (!d->cfg.max_snapshot)
     d->cfg.max_snapshot = 65535;
-  d->names_cap = 16;
-  while (d->names_cap < 2 * d->cfg.max_names)
-    d->names_cap <<= 1;
+  /* the name table starts small and doubles as names come (names_grow):
+   * sized for max_names at once, every decoder cost 9 MB of zeroed memory
+   * (a command opens several, a fuzz run dozens) */
+  d->names_cap = NAMES_MIN_CAP;
   d->streams = calloc(d->cfg.max_streams, sizeof *d->streams);
   d->names = calloc(d->names_cap, sizeof *d->names);
-  d->name_order = calloc(d->cfg.max_names, sizeof *d->name_order);
+  d->name_order = calloc(d->names_cap / 2, sizeof *d->name_order);
   d->customs = calloc(d->cfg.max_custom, sizeof *d->customs);
   d->plans = calloc(tw_event_ndescs, sizeof *d->plans);
   if (!d->streams || !d->names || !d->name_order || !d->customs || !d->plans) {
@@ -327,6 +329,34 @@ static struct name_slot *name_slot(const struct tw_decoder *d, uint64_t key)
   return &d->names[i];
 }
 
+/* Twice the slots, the names moved over in their order. The table stays at
+ * most half full, so a lookup's probe run stays short; it never needs to
+ * grow beyond 2 * max_names slots (name_set refuses a name past max_names
+ * first). */
+static int names_grow(struct tw_decoder *d)
+{
+  size_t cap = d->names_cap * 2;
+  struct name_slot *old = d->names, *n = calloc(cap, sizeof *n);
+  uint32_t *old_order = d->name_order, *o = calloc(cap / 2, sizeof *o);
+  if (!n || !o) {
+    free(n);
+    free(o);
+    return TW_ENOMEM;
+  }
+  d->names = n;
+  d->name_order = o;
+  d->names_cap = cap;
+  for (size_t i = 0; i < d->nnames; i++) {
+    const struct name_slot *from = &old[old_order[i]];
+    struct name_slot *to = name_slot(d, from->key);
+    *to = *from;
+    o[i] = (uint32_t)(to - n);
+  }
+  free(old);
+  free(old_order);
+  return 0;
+}
+
 static void name_set(struct tw_decoder *d, int si, uint16_t ep, uint32_t kind, uint32_t number,
                      const char *s, size_t n)
 {
@@ -337,6 +367,14 @@ static void name_set(struct tw_decoder *d, int si, uint16_t ep, uint32_t kind, u
       diag(d, TW_DIAG_LIMIT, TW_ENOSPC, si, 0, 0, "name table full (%zu names): %s %u unnamed",
            d->cfg.max_names, tw_obj_kind_name((enum tw_obj_kind)kind), number);
       return;
+    }
+    if ((d->nnames + 1) * 2 > d->names_cap) {
+      if (names_grow(d) < 0) {
+        diag(d, TW_DIAG_LIMIT, TW_ENOMEM, si, 0, 0, "out of memory for %zu names: %s %u unnamed",
+             d->nnames + 1, tw_obj_kind_name((enum tw_obj_kind)kind), number);
+        return;
+      }
+      e = name_slot(d, key);
     }
     e->key = key;
     d->name_order[d->nnames++] = (uint32_t)(e - d->names);
