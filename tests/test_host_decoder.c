@@ -515,6 +515,55 @@ static void streamer_golden_files_decode_cleanly(void **state)
   }
 }
 
+/* The name table grows from a few slots to max_names (it used to take
+ * 9 MB at open): every name stays findable across the growths, in its
+ * order, and the bound still holds. Names go in through a checkpoint
+ * (tw_decoder_restore), whose layout decoder.c documents. */
+static void name_table_grows_to_its_bound(void **state)
+{
+  (void)state;
+  enum { N = 3000 };
+  size_t cap = 64 + N * 24;
+  uint8_t *b = malloc(cap), *p = b;
+#define PUT(v, n) do { uint64_t v_ = (v); for (int k_ = 0; k_ < (n); k_++) *p++ = (uint8_t)(v_ >> (8 * k_)); } while (0)
+  PUT(0x53445754u, 4); PUT(1, 4); PUT(0, 4); PUT(0, 1); /* magic, version, freq, no_freq */
+  PUT(0, 4);                                            /* no streams */
+  PUT(N, 4);
+  for (uint32_t i = 0; i < N; i++) {
+    char name[16];
+    int n = snprintf(name, sizeof name, "task%u", i);
+    PUT(1ull << 63 | (uint64_t)(1 + i % 3) << 40 | (uint64_t)TW_OBJ_TASK << 32 | i * 7, 8);
+    PUT((uint64_t)n, 1);
+    memcpy(p, name, (size_t)n);
+    p += n;
+  }
+  PUT(0, 4); /* no custom kinds */
+#undef PUT
+  struct tw_decoder *d;
+  assert_int_equal(tw_decoder_open(&d, &(struct tw_decoder_cfg){ .max_names = N }), 0);
+  assert_int_equal(tw_decoder_restore(d, b, (size_t)(p - b)), 0);
+  for (uint32_t i = 0; i < N; i++) {
+    char want[16];
+    snprintf(want, sizeof want, "task%u", i);
+    const char *got = tw_decoder_name(d, (uint16_t)(1 + i % 3), TW_OBJ_TASK, i * 7);
+    assert_non_null(got);
+    assert_string_equal(got, want);
+    uint16_t ep;
+    enum tw_obj_kind kind;
+    uint32_t number;
+    const char *name;
+    assert_int_equal(tw_decoder_name_at(d, i, &ep, &kind, &number, &name), 1);
+    assert_int_equal(number, i * 7); /* in the order they came */
+  }
+  assert_null(tw_decoder_name(d, 1, TW_OBJ_TASK, 5));
+  tw_decoder_close(d);
+  /* one more than the bound: the checkpoint does not restore */
+  assert_int_equal(tw_decoder_open(&d, &(struct tw_decoder_cfg){ .max_names = N - 1 }), 0);
+  assert_int_equal(tw_decoder_restore(d, b, (size_t)(p - b)), TW_EBADMSG);
+  tw_decoder_close(d);
+  free(b);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -529,6 +578,7 @@ int main(void)
     cmocka_unit_test(big_endian_payload_decodes_the_same),
     cmocka_unit_test(streams_merged_into_time_order),
     cmocka_unit_test(streamer_golden_files_decode_cleanly),
+    cmocka_unit_test(name_table_grows_to_its_bound),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
