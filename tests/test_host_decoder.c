@@ -515,6 +515,113 @@ static void streamer_golden_files_decode_cleanly(void **state)
   }
 }
 
+/* Issue 19, item 8: a target that starts again (reset, reconnect, the same
+ * stream sent twice) starts its sequence numbers again. That is a restart,
+ * counted as one, and no loss: it used to show as thousands of events
+ * "lost in transport" or "unexplained". */
+static struct tw_decoder *decode_parts(const uint8_t *a, size_t na, const uint8_t *b, size_t nb,
+                                       struct text *t)
+{
+  uint8_t *both = malloc(na + nb);
+  memcpy(both, a, na);
+  memcpy(both + na, b, nb);
+  struct tw_decoder *d = decode_mem(both, na + nb, t);
+  free(both);
+  return d;
+}
+
+static void check_clean_restart(struct tw_decoder *d, const struct text *t, unsigned long long restarts)
+{
+  const struct tw_stream_stats *st = tw_decoder_stream(d, 0);
+  assert_int_equal(tw_decoder_nstreams(d), 1);
+  assert_int_equal(st->restarts, restarts);
+  assert_int_equal(st->pkts_lost, 0);
+  assert_int_equal(st->events_lost, 0);
+  assert_int_equal(st->unexplained, 0);
+  assert_int_equal(count_diags(t, TW_DIAG_RESTART), restarts);
+  assert_int_equal(count_diags(t, TW_DIAG_EVT_GAP), 0);
+}
+
+static void restart_is_not_loss(void **state)
+{
+  (void)state;
+  struct stream_buf s;
+  struct tw_synth_cfg cfg = { .names = 1, .control = 1, .pkt_bytes = 256 };
+  synth_stream(&s, 300, &cfg);
+  struct text t, once;
+  tw_decoder_close(decode_mem(s.data, s.len, &once));
+  free(once.buf);
+
+  /* the same session twice (a board that reset and sent the same again) */
+  struct tw_decoder *d = decode_parts(s.data, s.len, s.data, s.len, &t);
+  check_clean_restart(d, &t, 1);
+  assert_int_equal(t.events, 2 * once.events);
+  tw_decoder_close(d);
+  free(t.buf);
+
+  /* a second session whose first packet was lost: the packet sequence went
+   * back by far more than a reordering does */
+  d = decode_parts(s.data, s.len, s.data + s.off[1], s.len - s.off[1], &t);
+  check_clean_restart(d, &t, 1);
+  tw_decoder_close(d);
+  free(t.buf);
+
+  /* a restart after a short session: packet sequence back by 3 only, but
+   * the packet starts a session (packet 0, SYNC with event sequence 0) */
+  d = decode_parts(s.data, s.off[3], s.data, s.len, &t);
+  check_clean_restart(d, &t, 1);
+  tw_decoder_close(d);
+  free(t.buf);
+
+  /* a duplicated packet (back by one) is no restart, and no loss */
+  size_t dup = s.off[11] - s.off[10];
+  uint8_t *b = malloc(s.len + dup);
+  memcpy(b, s.data, s.off[11]);
+  memcpy(b + s.off[11], s.data + s.off[10], dup);
+  memcpy(b + s.off[11] + dup, s.data + s.off[11], s.len - s.off[11]);
+  d = decode_mem(b, s.len + dup, &t);
+  assert_int_equal(tw_decoder_stream(d, 0)->restarts, 0);
+  assert_int_equal(tw_decoder_stream(d, 0)->pkts_lost, 0);
+  tw_decoder_close(d);
+  free(t.buf);
+  free(b);
+
+  /* a real loss is still a loss: packet 5 missing */
+  d = decode_parts(s.data, s.off[5], s.data + s.off[6], s.len - s.off[6], &t);
+  assert_int_equal(tw_decoder_stream(d, 0)->restarts, 0);
+  assert_int_equal(tw_decoder_stream(d, 0)->pkts_lost, 1);
+  assert_true(tw_decoder_stream(d, 0)->events_lost > 0);
+  tw_decoder_close(d);
+  free(t.buf);
+  free(s.data);
+}
+
+/* A session long enough that the next one's packet 0 looks like a jump
+ * forward (16-bit packet sequence numbers): told by its first record. */
+static void restart_after_a_long_session(void **state)
+{
+  (void)state;
+  struct tw_synth g;
+  struct tw_synth_cfg cfg = { .names = 1, .pkt_bytes = 72 };
+  size_t n = 40000, cap = n * 72 + 65536;
+  uint8_t *b = malloc(2 * cap);
+  size_t len = 0;
+  tw_synth_init(&g, &cfg);
+  for (size_t i = 0; i < n; i++)
+    len += tw_synth_packet(&g, b + len, 65536);
+  size_t first = len;
+  tw_synth_init(&g, &cfg);
+  for (size_t i = 0; i < 100; i++)
+    len += tw_synth_packet(&g, b + len, 65536);
+  struct text t;
+  struct tw_decoder *d = decode_mem(b, len, &t);
+  check_clean_restart(d, &t, 1);
+  assert_true(first < len);
+  tw_decoder_close(d);
+  free(t.buf);
+  free(b);
+}
+
 /* The name table grows from a few slots to max_names (it used to take
  * 9 MB at open): every name stays findable across the growths, in its
  * order, and the bound still holds. Names go in through a checkpoint
@@ -579,6 +686,8 @@ int main(void)
     cmocka_unit_test(streams_merged_into_time_order),
     cmocka_unit_test(streamer_golden_files_decode_cleanly),
     cmocka_unit_test(name_table_grows_to_its_bound),
+    cmocka_unit_test(restart_is_not_loss),
+    cmocka_unit_test(restart_after_a_long_session),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

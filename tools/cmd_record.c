@@ -166,29 +166,41 @@ static int pump(void *ctx, int timeout_ms)
   return n;
 }
 
-static void totals(const struct rec *R, unsigned long long *events, unsigned long long *ring,
-                   unsigned long long *lost, unsigned long long *bytes)
+/* What record counts live: each loss by its cause, never folded into
+ * another (unexplained gaps are not transport loss; a restart is none). */
+struct counts {
+  unsigned long long events, ring, lost, unexplained, restarts, bytes;
+};
+
+static void totals(const struct rec *R, struct counts *c)
 {
-  *events = *ring = *lost = *bytes = 0;
+  memset(c, 0, sizeof *c);
   for (size_t k = 0; k < R->n; k++) {
     const struct rsrc *s = &R->src[k];
-    *events += s->events;
-    *bytes += tw_reader_stats(s->r)->bytes;
+    c->events += s->events;
+    c->bytes += tw_reader_stats(s->r)->bytes;
     for (size_t i = 0; i < tw_decoder_nstreams(s->d); i++) {
       const struct tw_stream_stats *st = tw_decoder_stream(s->d, i);
-      *ring += st->ring_drops;
-      *lost += st->events_lost + st->unexplained;
+      c->ring += st->ring_drops;
+      c->lost += st->events_lost;
+      c->unexplained += st->unexplained;
+      c->restarts += st->restarts;
     }
   }
 }
 
 static void show_counts(const struct rec *R, double secs, int final)
 {
-  unsigned long long events, ring, lost, bytes;
-  totals(R, &events, &ring, &lost, &bytes);
-  fprintf(stderr, "%s%llu events (%.0f/s), drops: %llu ring overflow, %llu lost in transport, %llu bytes%s",
-          final ? "tracewire record: " : "\r\033[Krecording: ", events,
-          secs > 0 ? (double)events / secs : 0.0, ring, lost, bytes, final ? "\n" : "");
+  struct counts c;
+  totals(R, &c);
+  fprintf(stderr, "%s%llu events (%.0f/s), drops: %llu ring overflow, %llu lost in transport",
+          final ? "tracewire record: " : "\r\033[Krecording: ", c.events,
+          secs > 0 ? (double)c.events / secs : 0.0, c.ring, c.lost);
+  if (c.unexplained)
+    fprintf(stderr, ", %llu unexplained", c.unexplained);
+  if (c.restarts)
+    fprintf(stderr, ", %llu restart%s", c.restarts, c.restarts == 1 ? "" : "s");
+  fprintf(stderr, ", %llu bytes%s", c.bytes, final ? "\n" : "");
 }
 
 /* GET_INFO, SET_MASK, START. 0 when the target takes commands. */
@@ -427,10 +439,10 @@ int tw_cli_record(int argc, char **argv)
     unsigned long long now = tw_sys_mono_ns();
     if (duration >= 0 && now - t0 >= (unsigned long long)duration)
       break;
-    unsigned long long bytes, events, ring, lost;
-    totals(&R, &events, &ring, &lost, &bytes);
-    if (bytes != seen) {
-      seen = bytes;
+    struct counts cn;
+    totals(&R, &cn);
+    if (cn.bytes != seen) {
+      seen = cn.bytes;
       last_data = now;
     }
     if (idle >= 0 && last_data && now - last_data >= (unsigned long long)idle)

@@ -159,7 +159,7 @@ int tw_cli_stats(int argc, char **argv)
   printf("bytes: %llu, packets: %llu, events: %llu\n", bytes, packets, s->events);
   printf("skipped: %llu bytes in %llu regions%s\n", skipped, skips,
          t.truncated ? " (trace file truncated)" : "");
-  unsigned long long ring = 0, lost_p = 0, lost_e = 0, unexpl = 0;
+  unsigned long long ring = 0, lost_p = 0, lost_e = 0, unexpl = 0, restarts = 0;
   for (size_t k = 0; k < t.nsrc; k++)
   for (size_t i = 0; i < tw_decoder_nstreams(t.src[k].d); i++) {
     struct tw_decoder *d = t.src[k].d;
@@ -175,6 +175,9 @@ int tw_cli_stats(int argc, char **argv)
       printf(", %.1f events/s", (double)st->events * 1e9 / (double)span);
     printf("\n  drops: ring overflow %llu events; lost in transport %llu packets (%llu events); "
            "unexplained %llu events\n", st->ring_drops, st->pkts_lost, st->events_lost, st->unexplained);
+    if (st->restarts)
+      printf("  restarts: %llu (the target started its sequence numbers again; not loss)\n",
+             st->restarts);
     if (st->backwards || st->snap_errors || st->bad_records || st->unknown)
       printf("  problems: time backwards %llu, snapshot errors %llu, bad records %llu, unknown ids %llu\n",
              st->backwards, st->snap_errors, st->bad_records, st->unknown);
@@ -182,9 +185,12 @@ int tw_cli_stats(int argc, char **argv)
     lost_p += st->pkts_lost;
     lost_e += st->events_lost;
     unexpl += st->unexplained;
+    restarts += st->restarts;
   }
   printf("drops total: ring overflow %llu; transport %llu packets (%llu events); unexplained %llu\n",
          ring, lost_p, lost_e, unexpl);
+  if (restarts)
+    printf("restarts total: %llu\n", restarts);
   qsort(s->kinds, s->nkinds, sizeof s->kinds[0], by_count);
   printf("events by kind:\n");
   for (size_t i = 0; i < s->nkinds; i++)

@@ -32,7 +32,7 @@ void tw_cli_summary_help(FILE *f)
 /* What the decoder saw (first pass). */
 struct counts {
   unsigned long long events, control, drops_records, streams;
-  unsigned long long ring, pkts_lost, events_lost, unexplained;
+  unsigned long long ring, pkts_lost, events_lost, unexplained, restarts;
   uint32_t freq_hz;
   int mixed_freq;
 };
@@ -70,6 +70,7 @@ static int count(const char *path, struct counts *c)
       c->pkts_lost += s->pkts_lost;
       c->events_lost += s->events_lost;
       c->unexplained += s->unexplained;
+      c->restarts += s->restarts;
       if (c->freq_hz && s->freq_hz != c->freq_hz)
         c->mixed_freq = 1;
       c->freq_hz = s->freq_hz;
@@ -188,6 +189,9 @@ static void print(void *vctx, struct tw_an *an)
   printf("drops     %llu events lost: ring overflow %llu (%llu DROPS records), transport %llu "
          "(%llu packets), unexplained %llu\n",
          lost, c->ring, c->drops_records, c->events_lost, c->pkts_lost, c->unexplained);
+  if (c->restarts) /* not loss: the target started its sequence numbers again */
+    printf("restarts  %llu: the target started again; what it sent before each restart and "
+           "did not arrive is not counted\n", c->restarts);
   int ncores = tw_an_ncores(an);
   for (int core = 0; core < ncores; core++)
     print_load(an, core, ncores);

@@ -943,6 +943,46 @@ static int records(struct tw_decoder *d, int si, const struct tw_pkt *pkt)
   return records_in(d, si, pkt, 1);
 }
 
+/* The first record of a session of the streamer: SYNC or TRACE_START,
+ * event sequence 0, in a packet of sequence 0 (see decoder.h). */
+static int session_start(const struct tw_pkt *pkt, uint16_t seq)
+{
+  if (seq != 0 || pkt->payload_len < 8)
+    return 0;
+  int swap = pkt->endian != TW_ENDIAN_NATIVE;
+  uint32_t w0 = ld(pkt->payload, swap);
+  uint32_t type = w0 >> 27, hdr = type == TW_REC_EVENT_TS ? 16u : 8u;
+  if ((type != TW_REC_EVENT && type != TW_REC_EVENT_TS) || (uint16_t)w0 != 0 ||
+      pkt->payload_len < hdr)
+    return 0;
+  uint32_t idw = ld(pkt->payload + hdr - 4, swap);
+  uint16_t id = (uint16_t)(idw >> 16), module = (uint16_t)idw;
+  return module == TW_MOD_CONTROL && (id == TW_EV_SYNC || id == TW_EV_TRACE_START);
+}
+
+static int is_restart(const struct stream *s, uint16_t seq, const struct tw_pkt *pkt)
+{
+  uint16_t back = (uint16_t)(s->next_pkt_seq - seq);
+  return session_start(pkt, seq) || (back > TW_DECODER_RESTART_BACK && back <= 0x8000u);
+}
+
+/* A new run of sequence numbers: nothing before it explains a gap after
+ * it, and its first record is not a gap. */
+static void restart(struct tw_decoder *d, struct stream *s, int si, uint16_t seq)
+{
+  s->st.restarts++;
+  diag(d, TW_DIAG_RESTART, 0, si, 0, seq,
+       "the target started its sequence numbers again (packet sequence %u after %u): a restart, "
+       "not a loss; whatever it sent after packet %u of its previous session is not counted",
+       seq, (uint16_t)(s->next_pkt_seq - 1), (uint16_t)(s->next_pkt_seq - 1));
+  s->have_seq = 0;
+  s->pkt_gap = 0;
+  s->pending_drops = 0;
+  s->expect = 0x10000u;
+  if (s->snap.active) /* half a snapshot of the old session: never completed */
+    tw_snap_reasm_init(&s->snap, s->snap_buf, d->cfg.max_snapshot);
+}
+
 int tw_decoder_packet(struct tw_decoder *d, const struct tw_pkt *pkt,
                       unsigned long long offset, unsigned long long number)
 {
@@ -973,7 +1013,9 @@ int tw_decoder_packet(struct tw_decoder *d, const struct tw_pkt *pkt,
     return 0;
   struct stream *s = &d->streams[si];
   s->st.packets++;
-  if (s->have_pkt_seq && seq != s->next_pkt_seq) {
+  if (s->have_pkt_seq && seq != s->next_pkt_seq && is_restart(s, seq, pkt)) {
+    restart(d, s, si, seq);
+  } else if (s->have_pkt_seq && seq != s->next_pkt_seq) {
     uint16_t gap = (uint16_t)(seq - s->next_pkt_seq);
     if (gap < 0x8000u) {
       s->st.pkts_lost += gap;

@@ -19,6 +19,19 @@
  * target's choice; both are recognised (a gap equal to the pending DROPS
  * count is not counted twice).
  *
+ * Restarts (counted in restarts, never as loss): a target that reset or
+ * reconnected from scratch starts its sequence numbers again. A packet
+ * whose sequence number does not follow starts a new run when it is the
+ * start of a session (packet sequence 0, first record a SYNC or TRACE_START
+ * with event sequence 0: what the streamer sends first after init,
+ * docs/streamer.md) or when the packet sequence went back by more than
+ * TW_DECODER_RESTART_BACK packets. The next record then starts the event
+ * sequence afresh (no gap), pending DROPS and packet gaps are dropped, and
+ * a TW_DIAG_RESTART says so. What the previous session sent after its
+ * last packet that arrived cannot be counted: the diagnostic says from
+ * where. A step back of up to TW_DECODER_RESTART_BACK is a duplicated or
+ * reordered packet (TW_DIAG_PKT_LOSS with TW_EPROTO and count 0).
+ *
  * Time: 64-bit ticks -> ns with the stream's frequency (SYNC.freq_hz, or
  * tw_decoder_set_freq() from the target's info reply; until either is known
  * 1 GHz is assumed and a diagnostic says so). A timestamp smaller than the
@@ -59,8 +72,12 @@ enum tw_diag_kind {
   TW_DIAG_BAD_RECORD,  /* a record that cannot be parsed (err); rest of packet skipped */
   TW_DIAG_NO_FREQ,     /* events timed before any frequency was known */
   TW_DIAG_BAD_DECL,    /* a CUSTOM_DECL that cannot be parsed */
-  TW_DIAG_LIMIT        /* a configured bound was reached (err = TW_ENOSPC) */
+  TW_DIAG_LIMIT,       /* a configured bound was reached (err = TW_ENOSPC) */
+  TW_DIAG_RESTART      /* the sequence numbers started again (a = old next, b = new packet seq) */
 };
+
+/* A packet sequence that goes back further than this is a restart. */
+#define TW_DECODER_RESTART_BACK 64u
 
 struct tw_diag {
   enum tw_diag_kind kind;
@@ -80,6 +97,7 @@ struct tw_stream_stats {
   unsigned long long packets, records, events;
   unsigned long long pkts_lost, events_lost, ring_drops, unexplained;
   unsigned long long backwards, snap_errors, bad_records, unknown;
+  unsigned long long restarts;   /* new runs of sequence numbers (see above): not loss */
   uint64_t first_ticks, last_ticks;
   int have_time;
 };
