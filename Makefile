@@ -5,6 +5,9 @@ BUILD    ?= build
 SANITIZE ?=
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
+# The FreeRTOS kernel for the FreeRTOS tests and example (cmake/freertos.cmake):
+# the copy beside this tree when there is one.
+FREERTOS_KERNEL_PATH ?= $(abspath $(wildcard ../shared/third_party/FreeRTOS-Kernel))
 
 .PHONY: all build run test bench size cross deps clean run-qemu soak fuzz
 
@@ -14,7 +17,7 @@ deps:
 	@bash scripts/deps.sh
 
 $(BUILD)/CMakeCache.txt:
-	cmake -S . -B $(BUILD) -DTW_SANITIZE=$(SANITIZE) $(CMAKE_FLAGS)
+	cmake -S . -B $(BUILD) -DTW_SANITIZE=$(SANITIZE) -DFREERTOS_KERNEL_PATH=$(FREERTOS_KERNEL_PATH) $(CMAKE_FLAGS)
 
 build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)

@@ -88,8 +88,8 @@ static void make_stream(int min_pkt, int drops)
   tw_name_register(TW_OBJ_TASK, 2, "consumer", 4);
   tw_name_register(TW_OBJ_MUTEX, 0, "bus lock", 0);
   tw_name_register(TW_OBJ_SEM, 1, "items", 0);
-  tw_custom_declare(20, 1, "Adc chan:U8 value:U16");
-  tw_custom_declare(21, 0, "Mark x:U32");
+  tw_custom_declare(28, 1, "Adc chan:U8 value:U16");
+  tw_custom_declare(29, 0, "Mark x:U32");
   if (tw_streamer_init(&s, &cfg) < 0 || tw_streamer_start(&s) < 0)
     exit(1);
   for (int i = 0; i < 6; i++)
@@ -98,8 +98,8 @@ static void make_stream(int min_pkt, int drops)
   tw_mutex(1, 0, 0);
   tw_sem(1, 1);
   uint32_t adc[2] = {3, 4095};
-  tw_custom(20, adc, 2);
-  tw_custom(21, adc, 1);
+  tw_custom(28, adc, 2);
+  tw_custom(29, adc, 1);
   tw_task_switch(2);
   for (int i = 0; i < drops; i++)
     tw_task_switch((uint16_t)(i & 3));

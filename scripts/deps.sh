@@ -4,7 +4,7 @@
 # Usage: scripts/deps.sh [extra-package ...]
 set -euo pipefail
 
-pkgs=(cmake make gcc pkg-config libcmocka-dev
+pkgs=(cmake make gcc g++ pkg-config libcmocka-dev
       gcc-arm-none-eabi libnewlib-arm-none-eabi binutils-arm-none-eabi
       qemu-system-arm babeltrace2 liblttng-ust-dev lttng-tools
       clang libclang-rt-14-dev chromium jq python3 socat cppcheck "$@")

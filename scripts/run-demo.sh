@@ -21,28 +21,54 @@
 # A step whose command is not in this build of `tracewire` is skipped and
 # said so; every other failure fails the demo.
 #
+# RTOS=freertos runs the FreeRTOS application instead of the workload
+# model (examples/freertos-posix, docs/porting-freertos.md): on the real
+# kernel's POSIX port (TARGET=host, out/freertos/) or its Cortex-M3 port
+# under QEMU (TARGET=qemu, firmware-freertos/, out/qemu-freertos/). It
+# starts on the recorder's START, runs RUN_MS (1000) milliseconds, stops
+# itself and prints its own count of each kind of event it caused
+# (target.log; tests/sh/freertos_app.sh compares them with the trace).
+#
 # Usage: scripts/run-demo.sh <builddir>
 #   SCENARIO=demo (or deadlock, pipeline, contention, inversion, storm)
 #   SEED=1  TARGET=host|qemu  OUT=out/<scenario> (out/qemu-<scenario>)
+#   RTOS=sim|freertos  RUN_MS=1000
 set -euo pipefail
 cd "$(dirname "$0")/.."
 b=${1:?usage: scripts/run-demo.sh <builddir>}
-scenario=${SCENARIO:-demo}; seed=${SEED:-1}; kind=${TARGET:-host}
+scenario=${SCENARIO:-demo}; seed=${SEED:-1}; kind=${TARGET:-host}; rtos=${RTOS:-sim}
+run_ms=${RUN_MS:-1000}
 tw=$b/tools/tracewire
-case $kind in
-  host)
+case $b in /*) babs=$b ;; *) babs=$PWD/$b ;; esac
+need_qemu() {
+  command -v qemu-system-arm >/dev/null ||
+    { echo "run-demo: qemu-system-arm not found (Debian: qemu-system-arm)" >&2; exit 1; }
+  command -v arm-none-eabi-gcc >/dev/null ||
+    { echo "run-demo: arm-none-eabi-gcc not found (Debian: gcc-arm-none-eabi)" >&2; exit 1; }
+}
+case $kind/$rtos in
+  host/sim)
     out=${OUT:-out/$scenario}
     target=$b/examples/demo-target/tw-demo-target ;;
-  qemu)
+  qemu/sim)
     out=${OUT:-out/qemu-$scenario}
     target=$b/firmware/fw.elf
-    command -v qemu-system-arm >/dev/null ||
-      { echo "run-demo: qemu-system-arm not found (Debian: qemu-system-arm)" >&2; exit 1; }
-    command -v arm-none-eabi-gcc >/dev/null ||
-      { echo "run-demo: arm-none-eabi-gcc not found (Debian: gcc-arm-none-eabi)" >&2; exit 1; }
-    case $b in /*) fw_out=$b/firmware ;; *) fw_out=$PWD/$b/firmware ;; esac
-    make -s -C firmware OUT="$fw_out" >/dev/null ;;
-  *) echo "run-demo: TARGET=$kind: expected host or qemu" >&2; exit 2 ;;
+    need_qemu
+    make -s -C firmware OUT="$babs/firmware" >/dev/null ;;
+  host/freertos)
+    out=${OUT:-out/freertos}
+    target=$b/examples/freertos-posix/tw-freertos-app
+    [ -e "$target" ] || { echo "run-demo: $target not built: configure with" \
+      "-DFREERTOS_KERNEL_PATH=<FreeRTOS-Kernel> (beside this tree: ../shared/third_party/FreeRTOS-Kernel)" >&2; exit 1; } ;;
+  qemu/freertos)
+    out=${OUT:-out/qemu-freertos}
+    target=$b/firmware-freertos/fw.elf
+    need_qemu
+    kernel=${FREERTOS_KERNEL_PATH:-$(sed -n 's/^FREERTOS_KERNEL_PATH:PATH=//p' "$b/CMakeCache.txt" 2>/dev/null)}
+    [ -n "$kernel" ] || { echo "run-demo: no FreeRTOS kernel: set FREERTOS_KERNEL_PATH" \
+      "(beside this tree: ../shared/third_party/FreeRTOS-Kernel)" >&2; exit 1; }
+    make -s -C firmware-freertos OUT="$babs/firmware-freertos" FREERTOS_KERNEL_PATH="$kernel" >/dev/null ;;
+  *) echo "run-demo: TARGET=$kind RTOS=$rtos: expected TARGET host or qemu, RTOS sim or freertos" >&2; exit 2 ;;
 esac
 for x in "$tw" "$target"; do
   [ -e "$x" ] || { echo "run-demo: $x not built (run: make build BUILD=$b)" >&2; exit 1; }
@@ -54,11 +80,12 @@ t0=$(date +%s%N)
 rm -rf "$out"
 mkdir -p "$out"
 trace=$out/trace.twt
-if [ "$kind" = qemu ]; then
-  echo "tracewire demo: scenario $scenario, seed $seed: the RTOS workload model (sim/) as Cortex-M3 firmware under QEMU"
-else
-  echo "tracewire demo: scenario $scenario, seed $seed: the RTOS workload model (sim/) over loopback TCP"
-fi
+case $kind/$rtos in
+  qemu/sim) echo "tracewire demo: scenario $scenario, seed $seed: the RTOS workload model (sim/) as Cortex-M3 firmware under QEMU" ;;
+  host/sim) echo "tracewire demo: scenario $scenario, seed $seed: the RTOS workload model (sim/) over loopback TCP" ;;
+  qemu/freertos) echo "tracewire demo: the FreeRTOS application (examples/freertos-posix/app.c) on FreeRTOS's Cortex-M3 port under QEMU, for $run_ms ms" ;;
+  host/freertos) echo "tracewire demo: the FreeRTOS application (examples/freertos-posix) on FreeRTOS's POSIX port over loopback TCP, for $run_ms ms" ;;
+esac
 
 # ---- 1. record
 : > "$out/record.log" # there before the background recorder opens it
@@ -75,12 +102,18 @@ done
 if [ "$kind" = qemu ]; then
   echo "[1/4] record   qemu-system-arm -M mps2-an385 $target, UART0 -> tcp://127.0.0.1:$port -> tracewire record -> $trace"
   rc=0
-  # the firmware ends the scenario itself (semihosting exit 0)
+  # the firmware ends the run itself (semihosting exit 0)
+  args="--scenario $scenario --seed $seed"
+  [ "$rtos" = freertos ] && args="--run-ms $run_ms"
   timeout 120 qemu-system-arm -M mps2-an385 -nographic -monitor none -semihosting \
-    -kernel "$target" -serial "tcp:127.0.0.1:$port" -append "--scenario $scenario --seed $seed" \
+    -kernel "$target" -serial "tcp:127.0.0.1:$port" -append "$args" \
     > "$out/target.log" 2>&1 || rc=$?
   [ $rc -eq 0 ] || { cat "$out/target.log" >&2
     echo "run-demo: firmware exited with status $rc (124: timed out; docs/sim.md lists the others)" >&2; exit 1; }
+elif [ "$rtos" = freertos ]; then
+  echo "[1/4] record   tw-freertos-app -> tcp://127.0.0.1:$port -> tracewire record -> $trace"
+  timeout 120 "$target" --connect "tcp://127.0.0.1:$port" --run-ms "$run_ms" 2> "$out/target.log" ||
+    { cat "$out/target.log" >&2; echo "run-demo: tw-freertos-app failed" >&2; exit 1; }
 else
   echo "[1/4] record   tw-demo-target -> tcp://127.0.0.1:$port -> tracewire record -> $trace"
   "$target" --scenario "$scenario" --seed "$seed" --connect "tcp://127.0.0.1:$port" --wait-start \
@@ -90,7 +123,7 @@ wait $rec || { cat "$out/record.log" >&2; echo "run-demo: tracewire record faile
 trap - EXIT
 # the target's own account (what the model emitted, what the ring dropped)
 # and the recorder's (what arrived)
-sed -n 's/^tw-demo-target: scenario [^:]*: /               target:   /p' "$out/target.log"
+sed -n 's/^tw-demo-target: scenario [^:]*: /               target:   /p; s/^tw-freertos-app: \(.* packets.*\)/               target:   \1/p' "$out/target.log"
 sed -n 's/^tracewire record: \(.*[0-9]* events\) ([^)]*)/               recorder: \1/p' "$out/record.log"
 
 # ---- 2. export

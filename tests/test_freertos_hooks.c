@@ -1,41 +1,35 @@
-/* The FreeRTOS hook header against stand-ins for the kernel's private
- * structures (the fields configUSE_TRACE_FACILITY provides): each hook
- * records the mapped event with the right numbers, and creation hooks
- * number objects and register names. */
+/* The FreeRTOS hook header without a kernel, against stand-ins for the
+ * few kernel names it uses: what the real-kernel test
+ * (tests/freertos/kernel_hooks.c, needs FREERTOS_KERNEL_PATH) cannot
+ * stage: a macro the application defined first is kept, numbers stop
+ * short of the interrupt task numbers, the acting task inside interrupts,
+ * a name table that fills up. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "tracewire/klog.h"
 #include "tracewire/logger.h"
+#include "tracewire/streamer.h"
+#include "tw_target_reset.h"
 
-/* ---- stand-ins for FreeRTOS's tasks.c / queue.c internals ---- */
+/* ---- stand-ins for what FreeRTOS provides where the hooks expand ---- */
 typedef unsigned long UBaseType_t;
 typedef struct tskTCB {
   UBaseType_t uxPriority;
   char pcTaskName[16];
   UBaseType_t uxTaskNumber;
 } TCB_t;
-typedef TCB_t *TaskHandle_t;
-typedef struct {
-  TaskHandle_t xMutexHolder;
-  UBaseType_t uxRecursiveCallCount;
-} SemaphoreData_t;
-typedef struct QueueDefinition {
-  union { SemaphoreData_t xSemaphore; } u;
-  UBaseType_t uxQueueNumber;
-  uint8_t ucQueueType;
-} Queue_t;
-#define queueQUEUE_TYPE_BASE 0
-#define queueQUEUE_TYPE_MUTEX 1
-#define queueQUEUE_TYPE_COUNTING_SEMAPHORE 2
-#define queueQUEUE_TYPE_BINARY_SEMAPHORE 3
-#define queueQUEUE_TYPE_RECURSIVE_MUTEX 4
 static TCB_t *pxCurrentTCB;
-static TaskHandle_t xTaskGetCurrentTaskHandle(void) { return pxCurrentTCB; }
-static UBaseType_t uxTaskGetTaskNumber(TaskHandle_t t) { return t->uxTaskNumber; }
+#define portGET_CORE_ID() 0
+
+/* The application's own hooks, defined before the header: they win. */
+static int user_created, user_sent;
+#define traceTASK_CREATE(pxNewTCB) (user_created++, (void)(pxNewTCB))
+#define traceQUEUE_SEND(pxQueue) (user_sent++, (void)(pxQueue))
 
 #define TW_FREERTOS_DEFINE_COUNTERS
 #include "tracewire/hooks/freertos_trace.h"
@@ -43,121 +37,135 @@ static UBaseType_t uxTaskGetTaskNumber(TaskHandle_t t) { return t->uxTaskNumber;
 static uint32_t now;
 static uint32_t timer(void) { return now; }
 
-struct ev { uint16_t id; uint32_t w[4]; int n; };
-
-static struct ev next_event(void)
+static int ring_empty(void)
 {
   struct tw_logger_rec rec;
   uint32_t buf[8];
-  struct ev e = {0};
-  int n = tw_klog_get(&rec, buf, 8);
-  assert_true(n > 1);
-  assert_int_equal(buf[0], now); /* timestamp first */
-  e.id = rec.id;
-  e.n = n - 1;
-  for (int i = 1; i < n && i < 5; i++)
-    e.w[i - 1] = buf[i];
-  return e;
+  return tw_klog_get(&rec, buf, 8) == 0;
 }
 
-static void expect_ev(uint16_t id, uint32_t w0, uint32_t w1)
-{
-  struct ev e = next_event();
-  assert_int_equal(e.id, id);
-  assert_int_equal(e.w[0], w0);
-  if (e.n > 1)
-    assert_int_equal(e.w[1], w1);
-}
-
-static void test_hooks(void **state)
+static int setup(void **state)
 {
   (void)state;
+  tw_target_reset(timer);
+  __atomic_store_n(&tw_trace_mask, 0xFFFFFFFFu, __ATOMIC_RELAXED);
+  memset(tw_freertos_cores, 0, sizeof tw_freertos_cores);
+  memset(&tw_freertos_numbers, 0, sizeof tw_freertos_numbers);
+  return 0;
+}
+
+static void test_user_macros_win(void **state)
+{
+  (void)state;
+  TCB_t t = {3, "sensor", 0};
+  traceTASK_CREATE(&t);
+  traceQUEUE_SEND(&t);
+  assert_int_equal(user_created, 1);
+  assert_int_equal(user_sent, 1);
+  assert_int_equal(t.uxTaskNumber, 0); /* the header's version did not run */
+  assert_true(ring_empty());
+}
+
+static void test_numbers_skip_interrupt_numbers(void **state)
+{
+  (void)state;
+  uint16_t last = (uint16_t)(TW_TASK_SWITCH_EnterInt - 2);
+  assert_int_equal(tw__fr_next(&last), TW_TASK_SWITCH_EnterInt - 1);
+  assert_int_equal(tw__fr_next(&last), 1); /* never EnterInt, LeaveInt, or 0 */
+  assert_int_equal(tw__fr_next(&last), 2);
+  last = 0xFFFF;
+  assert_int_equal(tw__fr_next(&last), 1);
+  /* every number of a full cycle is usable and unique */
+  last = 0;
+  uint32_t n = 0;
+  for (;;) {
+    uint16_t v = tw__fr_next(&last);
+    assert_true(v >= 1 && v < (uint16_t)TW_TASK_SWITCH_EnterInt);
+    if (v == 1 && n)
+      break;
+    n++;
+  }
+  assert_int_equal(n, TW_TASK_SWITCH_EnterInt - 1u);
+}
+
+static uint32_t next_task_field(uint16_t want_id)
+{
   struct tw_logger_rec rec;
   uint32_t buf[8];
-  tw_klog_set_timer(timer);
-  while (tw_klog_get(&rec, buf, 8) > 0)
-    ;
-  tw_name_reset();
-  __atomic_store_n(&tw_trace_mask, 0xFFFFFFFFu, __ATOMIC_RELAXED);
-  now = 42;
+  assert_true(tw_klog_get(&rec, buf, 8) > 1);
+  assert_int_equal(rec.id, want_id);
+  return buf[1];
+}
 
-  TCB_t a = {3, "sensor", 0}, b = {1, "logger", 0};
-  traceTASK_CREATE(&a);
-  traceTASK_CREATE(&b);
-  assert_int_equal(a.uxTaskNumber, 1);
-  assert_int_equal(b.uxTaskNumber, 2);
-  Queue_t mtx = {{{NULL, 0}}, 0, queueQUEUE_TYPE_RECURSIVE_MUTEX};
-  Queue_t sem = {{{NULL, 0}}, 0, queueQUEUE_TYPE_BINARY_SEMAPHORE};
-  Queue_t q = {{{NULL, 0}}, 0, queueQUEUE_TYPE_BASE};
-  traceCREATE_MUTEX(&mtx);
-  traceQUEUE_CREATE(&sem);
-  traceQUEUE_CREATE(&q);
-  assert_int_equal(mtx.uxQueueNumber, 1);
-  assert_int_equal(q.uxQueueNumber, 3);
-  traceQUEUE_REGISTRY_ADD(&mtx, "i2c");
-  traceQUEUE_REGISTRY_ADD(&sem, "rx_sem");
-  assert_int_equal(tw_name_count(), 2 + 4);
-  const struct tw_name_entry *n = tw_name_at(2);
-  assert_string_equal(n->name, "sensor");
-  assert_int_equal(n->prio, 3);
-  n = tw_name_at(4);
-  assert_int_equal(n->kind, TW_OBJ_MUTEX);
-  assert_string_equal(n->name, "i2c");
-  assert_int_equal(tw_name_at(5)->kind, TW_OBJ_SEM);
-
+static void test_acting_task_in_interrupts(void **state)
+{
+  (void)state;
+  TCB_t a = {2, "a", 5};
   pxCurrentTCB = &a;
   traceTASK_SWITCHED_IN();
-  expect_ev(TW_EV_TASK_SWITCH, 1, 0);
-  traceQUEUE_RECEIVE(&mtx);
-  expect_ev(TW_EV_MUTEX, 1u | 1u << 16, TW_MUTEX_Lock);
-  mtx.u.xSemaphore.xMutexHolder = &a;
-  traceTAKE_MUTEX_RECURSIVE(&mtx);
-  expect_ev(TW_EV_MUTEX, 1u | 1u << 16, TW_MUTEX_IncLock);
-  mtx.u.xSemaphore.uxRecursiveCallCount = 2;
-  traceGIVE_MUTEX_RECURSIVE(&mtx);
-  expect_ev(TW_EV_MUTEX, 1u | 1u << 16, TW_MUTEX_DecLock);
-  mtx.u.xSemaphore.uxRecursiveCallCount = 1;
-  traceGIVE_MUTEX_RECURSIVE(&mtx); /* the last give: the queue send says Unlock */
-  traceQUEUE_SEND(&mtx);
-  expect_ev(TW_EV_MUTEX, 1u | 1u << 16, TW_MUTEX_Unlock);
-  pxCurrentTCB = &b;
-  traceBLOCKING_ON_QUEUE_RECEIVE(&mtx);
-  expect_ev(TW_EV_MUTEX, 2u | 1u << 16, TW_MUTEX_Block);
-  traceBLOCKING_ON_QUEUE_RECEIVE(&sem);
-  expect_ev(TW_EV_SEM_TASK, 2u | 2u << 16, TW_SEM_TASK_Block);
-  TW_FREERTOS_ISR_ENTER();
-  expect_ev(TW_EV_TASK_SWITCH, TW_TASK_SWITCH_EnterInt, 0);
-  traceQUEUE_SEND_FROM_ISR(&sem);
-  expect_ev(TW_EV_SEM, 2u | (uint32_t)TW_SEM_Give << 16, 0);
-  traceGIVE_FROM_ISR(&sem);
-  expect_ev(TW_EV_SEM, 2u | (uint32_t)TW_SEM_Give << 16, 0);
-  TW_FREERTOS_ISR_EXIT();
-  expect_ev(TW_EV_TASK_SWITCH, TW_TASK_SWITCH_LeaveInt, 0);
-  traceQUEUE_RECEIVE(&sem);
-  expect_ev(TW_EV_SEM_TASK, 2u | 2u << 16, TW_SEM_TASK_Take);
-  traceTAKE_SEMAPHORE(&sem);
-  expect_ev(TW_EV_SEM_TASK, 2u | 2u << 16, TW_SEM_TASK_Take);
-  traceQUEUE_SEND(&q);
-  expect_ev(TW_EV_EVENT, 3u | (uint32_t)TW_EVENT_Trigger << 16, 0);
-  traceBLOCKING_ON_QUEUE_SEND(&q);
-  expect_ev(TW_EV_EVENT_TASK, 2u | 3u << 16, TW_EVENT_TASK_Block);
-  traceQUEUE_RECEIVE(&q);
-  expect_ev(TW_EV_EVENT_TASK, 2u | 3u << 16, TW_EVENT_TASK_Consume);
-  traceTAKE_MUTEX(&mtx);
-  expect_ev(TW_EV_MUTEX, 2u | 1u << 16, TW_MUTEX_Lock);
-  traceGIVE_MUTEX(&mtx);
-  expect_ev(TW_EV_MUTEX, 2u | 1u << 16, TW_MUTEX_Unlock);
-  assert_int_equal(tw_klog_get(&rec, buf, 8), 0); /* nothing else */
-
-  /* mask clear: the hooks record nothing */
+  assert_int_equal(next_task_field(TW_EV_TASK_SWITCH), 5);
+  assert_int_equal(TW__FR_CUR(), 5);
+  assert_int_equal(tw_freertos_cores[0].in_switch, 0);
+  traceISR_ENTER();
+  traceISR_ENTER(); /* nested */
+  assert_int_equal(TW__FR_CUR(), TW_TASK_SWITCH_EnterInt);
+  traceISR_EXIT();
+  assert_int_equal(TW__FR_CUR(), TW_TASK_SWITCH_EnterInt);
+  traceISR_EXIT_TO_SCHEDULER();
+  assert_int_equal(TW__FR_CUR(), 5);
+  /* an exit without an enter (an ISR calling portYIELD_FROM_ISR that
+   * never called traceISR_ENTER): recorded, no underflow */
+  traceISR_EXIT();
+  assert_int_equal(tw_freertos_cores[0].isr_depth, 0);
+  assert_int_equal(next_task_field(TW_EV_TASK_SWITCH), TW_TASK_SWITCH_EnterInt);
+  assert_int_equal(next_task_field(TW_EV_TASK_SWITCH), TW_TASK_SWITCH_EnterInt);
+  assert_int_equal(next_task_field(TW_EV_TASK_SWITCH), TW_TASK_SWITCH_LeaveInt);
+  assert_int_equal(next_task_field(TW_EV_TASK_SWITCH), TW_TASK_SWITCH_LeaveInt);
+  assert_int_equal(next_task_field(TW_EV_TASK_SWITCH), TW_TASK_SWITCH_LeaveInt);
+  assert_true(ring_empty());
+  /* mask clear: nothing recorded, the state still follows */
   __atomic_store_n(&tw_trace_mask, 0, __ATOMIC_RELAXED);
+  a.uxTaskNumber = 6;
   traceTASK_SWITCHED_IN();
-  traceQUEUE_SEND(&sem);
-  assert_int_equal(tw_klog_get(&rec, buf, 8), 0);
+  assert_int_equal(TW__FR_CUR(), 6);
+  assert_true(ring_empty());
+}
+
+/* A created object's name is registered before its Create event; when the
+ * table is full the registration is refused and counted, the event still
+ * recorded. */
+static void test_created_names(void **state)
+{
+  (void)state;
+  uint32_t before = tw_name_count();
+  tw__fr_created(TW_OBJ_TIMER, 7, "blink", 0, 0, 1, 250);
+  assert_int_equal(tw_name_count(), before + 1);
+  assert_string_equal(tw_name_at(before)->name, "blink");
+  struct tw_logger_rec rec;
+  uint32_t buf[8];
+  assert_int_equal(tw_klog_get(&rec, buf, 8), 1 + TW_EV_OBJECT_WORDS);
+  assert_int_equal(rec.id, TW_EV_OBJECT);
+  for (uint32_t i = tw_name_count(); i < TW_CFG_NAMES + 2 + 3; i++)
+    tw__fr_created(TW_OBJ_QUEUE, (uint16_t)i, "q", 0, 0, 4, 8);
+  assert_int_equal(tw_name_count(), TW_CFG_NAMES + 2);
+  assert_int_equal(tw_name_lost(), 3);
+  uint32_t creates = 0, dropped = 0; /* the small test ring overflows */
+  while (tw_klog_get(&rec, buf, 8) > 0) {
+    creates += rec.id == TW_EV_OBJECT;
+    dropped += rec.dropped;
+  }
+  struct tw_logger_stats st;
+  tw_logger_stats(tw_klog_logger(), &st);
+  assert_int_equal(creates + dropped + st.pending_drops, TW_CFG_NAMES + 5 - before - 1);
 }
 
 int main(void)
 {
-  const struct CMUnitTest tests[] = { cmocka_unit_test(test_hooks) };
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test_setup(test_user_macros_win, setup),
+    cmocka_unit_test_setup(test_numbers_skip_interrupt_numbers, setup),
+    cmocka_unit_test_setup(test_acting_task_in_interrupts, setup),
+    cmocka_unit_test_setup(test_created_names, setup),
+  };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,6 +13,7 @@
 #include "host/helpers.h"
 #include "tracewire/wire/merge.h"
 #include "tracewire/error.h"
+#include "tracewire/events_gen.h"
 
 /* ---- a tiny packet builder ---- */
 struct pb {
@@ -320,7 +321,7 @@ static void custom_events_from_declarations(void **state)
   uint16_t ep;
   const struct tw_event_desc *c = tw_decoder_custom_at(d, 0, &ep);
   assert_non_null(c);
-  assert_int_equal(c->id, 18);
+  assert_int_equal(c->id, 28); /* synth.c: SYNTH_CUSTOM_ID */
   assert_string_equal(c->name, "Sensor");
   assert_int_equal(c->nfields, 3);
   assert_int_equal(c->fields[1].word, 1);   /* one word per field */
@@ -476,6 +477,30 @@ static void streams_merged_into_time_order(void **state)
 
 /* The streamer's golden packet files (tests/golden, written by the target
  * code): every record decodes, nothing is reported as damage or unknown. */
+/* NAMES_LOST: the target's running total of refused names is kept per
+ * stream (the largest seen) and reported once per increase. */
+static void names_lost_reported(void **state)
+{
+  (void)state;
+  static struct pb b;
+  memset(&b, 0, sizeof b);
+  pb_begin(&b);
+  pb_sync(&b, 10, 1000000);
+  uint32_t v = 3;
+  pb_event(&b, 20, TW_EV_NAMES_LOST, TW_MOD_CONTROL, &v, 1);
+  pb_event(&b, 30, TW_EV_NAMES_LOST, TW_MOD_CONTROL, &v, 1); /* again at a START: no news */
+  v = 5;
+  pb_event(&b, 40, TW_EV_NAMES_LOST, TW_MOD_CONTROL, &v, 1);
+  pb_end(&b, 9, 0);
+  struct text t;
+  struct tw_decoder *d = decode_mem(b.buf, b.len, &t);
+  assert_int_equal(tw_decoder_stream(d, 0)->names_lost, 5);
+  assert_int_equal(count_diags(&t, TW_DIAG_NAMES_LOST), 2);
+  assert_int_equal(tw_decoder_stream(d, 0)->unexplained, 0);
+  tw_decoder_close(d);
+  free(t.buf);
+}
+
 static void streamer_golden_files_decode_cleanly(void **state)
 {
   (void)state;
@@ -688,6 +713,7 @@ int main(void)
     cmocka_unit_test(name_table_grows_to_its_bound),
     cmocka_unit_test(restart_is_not_loss),
     cmocka_unit_test(restart_after_a_long_session),
+    cmocka_unit_test(names_lost_reported),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

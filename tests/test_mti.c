@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include "mti_fixture.h"
 #include "tracewire/error.h"
+#include "tracewire/model/rtos.h"
 
 struct fx {
   struct tw_mti_system *sys;
@@ -483,6 +484,25 @@ static void cb_task(void *user, const MTI_EventClass *ec, const MTI_EventRecord 
   r->task_get = MTI_EventRecord_GetU16(rec, ec, t);
 }
 
+/* A custom kind with one signed field: GetAs sign-extends its value. */
+static const struct tw_field_desc fx_level_fields[] = {{"v", TW_FT_I16, 0, 0, 16, TW_OBJ_NONE, ""}};
+static const struct tw_event_desc fx_level = {
+  21, TW_MOD_CUSTOM, TW_EVF_TIMED, 1, 1, -1, TW_MARKER_NONE, 0, "Level", "Level",
+  "A custom event with a signed field", fx_level_fields, NULL};
+
+static void cb_level(void *user, const MTI_EventClass *ec, const MTI_EventRecord *rec)
+{
+  struct rec_check *r = user;
+  MTI_ValueIndex v = ec->vtbl->GetValueIndex(ec, "v");
+  r->n++;
+  r->count_i64 = MTI_EventRecord_GetAsI64(rec, ec, v);
+  r->count_u64 = MTI_EventRecord_GetAsU64(rec, ec, v);
+  r->count_u8 = MTI_EventRecord_GetAsU8(rec, ec, v);
+  r->count_i16 = MTI_EventRecord_GetI16(rec, ec, v);
+  r->count_get_i32 = MTI_EventRecord_GetAsI32(rec, ec, v);
+  assert_int_equal(MTI_EventRecord_GetSize(rec, ec, v), 2);
+}
+
 static void test_record_get_as(void **state)
 {
   struct fx *f = *state;
@@ -490,25 +510,42 @@ static void test_record_get_as(void **state)
   MTI_TraceSource *ts = src(f->c0, "TASK_SWITCH");
   MTI_EventClass *sc = sems->vtbl->CreateEventClass(sems, 0xF);
   MTI_EventClass *tc = ts->vtbl->CreateEventClass(ts, 0x1);
-  struct rec_check r = {0}, t = {0};
+  struct rec_check r = {0}, t = {0}, l = {0};
   const MTI_EventFieldType *cf = sems->vtbl->GetFieldByName(sems, "count");
   assert_int_equal(cf->vtbl->GetType(cf), MTI_SIGNED_INT);
   assert_int_equal(sc->vtbl->RegisterCallback(sc, cb_sem, &r), MTI_OK);
   assert_int_equal(tc->vtbl->RegisterCallback(tc, cb_task, &t), MTI_OK);
+  assert_int_equal(tw_mti_system_declare_event(f->sys, &fx_level), 0);
+  MTI_TraceSource *ls = src(f->c0, "Level");
+  MTI_EventClass *lc = ls->vtbl->CreateEventClass(ls, 0x1);
+  assert_int_equal(lc->vtbl->RegisterCallback(lc, cb_level, &l), MTI_OK);
   assert_int_equal(tw_mti_system_start(f->sys), 0);
-  /* Two takes without a give: count -2, and signed all the way down. */
+  /* Two takes without a give: the count stays 0 (it was -2 before the
+   * state model: issue 15), and is no longer exact (a give was missed). */
   feed(f, fx_ev(FX_SEM_TASK, 1, 5, 1));
   feed(f, fx_ev(FX_SEM_TASK, 1, 5, 1));
   assert_int_equal(r.n, 2);
-  assert_int_equal(r.count_i64, -2);
-  assert_true(r.count_u64 == UINT64_C(0xFFFFFFFFFFFFFFFE));
-  assert_int_equal(r.count_u8, 0xFE);
-  assert_int_equal(r.count_i16, -2);
-  assert_int_equal(r.count_get_i32, -2);
+  assert_int_equal(r.count_i64, 0);
+  assert_false(r.exact);
+  feed(f, fx_ev(FX_SEM, 5, 1, 0)); /* Give */
+  assert_int_equal(r.count_get_i32, 1);
+  feed(f, fx_ev(FX_SEM_TASK, 1, 5, 2)); /* a block pins it: 0, exact */
+  assert_int_equal(r.count_i64, 0);
   assert_true(r.exact);
   feed(f, fx_ev(FX_SEM, 5, 2, 0)); /* GiveMany: count no longer exact */
-  assert_int_equal(r.n, 3);
+  assert_int_equal(r.count_i64, 1);
   assert_false(r.exact);
+  /* A signed value sign-extended all the way, truncated as asked. */
+  struct tw_event e = fx_ev(21, 0xFFFE, 0, 0);
+  e.desc = &fx_level;
+  e.module = TW_MOD_CUSTOM;
+  feed(f, e);
+  assert_int_equal(l.n, 1);
+  assert_int_equal(l.count_i64, -2);
+  assert_true(l.count_u64 == UINT64_C(0xFFFFFFFFFFFFFFFE));
+  assert_int_equal(l.count_u8, 0xFE);
+  assert_int_equal(l.count_i16, -2);
+  assert_int_equal(l.count_get_i32, -2);
   /* An unsigned 16-bit value truncated and zero-extended, never sign-extended. */
   feed(f, fx_ev(FX_TASK_SWITCH, 0x1280, 0, 0));
   assert_int_equal(t.task_get, 0x1280);
@@ -841,6 +878,28 @@ static void test_trace_context(void **state)
   /* A rename (reused number) replaces the name. */
   feed(f, fx_name(TW_OBJ_TASK, 0, 6, "worker2"));
   assert_string_equal(c.ctx->vtbl->LookupObjectName(c.ctx, f->c1, TW_OBJ_TASK, 6), "worker2");
+  /* Revision 1: the RTOS state model itself, kept for every component
+   * from the moment a plugin asks for it. */
+  uint32_t rev = 0;
+  assert_non_null(eslapi_ObtainInterface(tw_mti_system_simulation(f->sys),
+                                         TW_TraceContext_IFNAME, 1, &rev));
+  assert_true(rev >= 1);
+  /* Revision 2: a plugin that could not write its output says so, and
+   * the command that ran it fails (tw_mti_system_failures) */
+  assert_non_null(eslapi_ObtainInterface(tw_mti_system_simulation(f->sys),
+                                         TW_TraceContext_IFNAME, 2, &rev));
+  assert_int_equal(tw_mti_system_failures(f->sys), 0);
+  c.ctx->vtbl->ReportFailure(c.ctx, "test", "out.txt: No space left on device");
+  assert_int_equal(tw_mti_system_failures(f->sys), 1);
+  struct tw_rtos *m = c.ctx->vtbl->GetModel(c.ctx);
+  assert_non_null(m);
+  e = fx_ev(FX_TASK_SWITCH, 7, 0, 0);
+  e.stream = 1;
+  feed(f, e);
+  const struct tw_rtos_task *t7 = tw_rtos_task(m, 1, 7);
+  assert_non_null(t7);
+  assert_int_equal(t7->now.state, TW_RTOS_RUNNING);
+  assert_string_equal(tw_rtos_name(m, 1, TW_OBJ_TASK, 6), "worker2");
 }
 
 static int feed_from_cb_rc;

@@ -107,7 +107,12 @@ static void test_instance_of_rejects_others(void **state)
                                                 MTI_PluginInstance);
   assert_non_null(ai);
   assert_non_null(xi);
-  assert_non_null(tw_an_plugin_engine(ai)); /* created at instantiation */
+  assert_null(tw_an_plugin_engine(ai)); /* made on the simulation's model... */
+  struct tw_mti_system *sys;
+  assert_int_equal(tw_mti_system_create(&sys, tw_event_descs, tw_event_ndescs), 0);
+  assert_int_equal(ai->vtbl->RegisterSimulation(ai, tw_mti_system_simulation(sys)),
+                   CADI_STATUS_OK);
+  assert_non_null(tw_an_plugin_engine(ai)); /* ...at RegisterSimulation */
   assert_null(tw_an_plugin_engine(xi));
   assert_null(tw_export_plugin_exporter(ai));
   assert_null(tw_export_plugin_exporter(xi)); /* none before RegisterSimulation */
@@ -115,6 +120,7 @@ static void test_instance_of_rejects_others(void **state)
   xi->vtbl->Release(xi);
   assert_int_equal(tw_export_plugin_status("ctf", NULL, 0), 0);
   ai->vtbl->Release(ai); /* file "": writes nothing */
+  tw_mti_system_destroy(sys);
   a->vtbl->Release(a);
 }
 

@@ -111,7 +111,7 @@ static void test_init_rejects_bad_config(void **state)
 static void test_every_event_encoding(void **state)
 {
   (void)state;
-  uint32_t vals[32][4];
+  uint32_t vals[33][8];
   start();
   uint32_t ts = 5000;
   unsigned nev = 0;
@@ -132,7 +132,7 @@ static void test_every_event_encoding(void **state)
     ts += 1000;
     nev++;
   }
-  assert_int_equal(nev, 17);
+  assert_int_equal(nev, 27);
   finish();
   size_t at = 0;
   ts = 5000;
@@ -341,16 +341,16 @@ static void test_names_decls_custom(void **state)
   assert_int_equal(tw_name_register(TW_OBJ_TASK, 3, "idle", 0), 0);
   assert_int_equal(tw_name_register(TW_OBJ_MUTEX, 7, "uart_lock", 9), 0);
   assert_int_equal(tw_name_register(TW_OBJ_NONE, 7, "x", 0), TW_EINVAL);
-  assert_int_equal(tw_custom_declare(20, 1, "Adc chan:U8 value:U16"), 0);
-  assert_int_equal(tw_custom_declare(20, 1, "Adc chan:U8"), TW_EEXIST);
+  assert_int_equal(tw_custom_declare(28, 1, "Adc chan:U8 value:U16"), 0);
+  assert_int_equal(tw_custom_declare(28, 1, "Adc chan:U8"), TW_EEXIST);
   assert_int_equal(tw_custom_declare(TW_EV_MUTEX, 1, "M a:U8"), TW_EINVAL);
-  assert_int_equal(tw_custom_declare(21, 1, "Bad chan:U64"), TW_EINVAL);
+  assert_int_equal(tw_custom_declare(29, 1, "Bad chan:U64"), TW_EINVAL);
   tw_streamer_set_mask(&S, 0xFFFFFFFFu);
   start();
   uint32_t data[2] = {3, 4095};
   fake_now = 7777;
-  tw_custom(20, data, 2);
-  tw_custom(22, data, 2); /* undeclared: not recorded */
+  tw_custom(28, data, 2);
+  tw_custom(30, data, 2); /* undeclared: not recorded */
   finish();
 
   assert_int_equal(D.r[0].id, TW_EV_SYNC);
@@ -374,20 +374,86 @@ static void test_names_decls_custom(void **state)
   assert_int_equal(dc->id, TW_EV_CUSTOM_DECL);
   uint32_t packed;
   memcpy(&packed, dc->data, 4);
-  assert_int_equal(packed, 20u | 1u << 16 | 2u << 24);
+  assert_int_equal(packed, 28u | 1u << 16 | 2u << 24);
   assert_memory_equal(dc->data + 4, "Adc chan:U8 value:U16", 21);
-  size_t ce = find_rec(20, 6);
+  size_t ce = find_rec(28, 6);
   assert_int_equal(D.r[ce].module, TW_MOD_CUSTOM);
   assert_int_equal(D.r[ce].ts, 7777);
   assert_int_equal(D.r[ce].nw, 2);
   assert_int_equal(D.r[ce].w[1], 4095);
   for (size_t i = 0; i < D.n; i++)
-    assert_int_not_equal(D.r[i].id, 22);
+    assert_int_not_equal(D.r[i].id, 30);
   /* on request the table goes out again */
   uint32_t nn = 0, nd = 0;
   assert_int_equal(tw_streamer_send_names(&S, &nn, &nd), 0);
   assert_int_equal(nn, 4);
   assert_int_equal(nd, 1);
+}
+
+/* The number of a NAME record (its snapshot data: packed word, name). */
+static int name_rec(const struct drec *r, uint16_t number, const char *name)
+{
+  uint32_t packed;
+  if (r->id != TW_EV_NAME || !r->snap_done || r->data_len != 4 + strlen(name))
+    return 0;
+  memcpy(&packed, r->data, 4);
+  return packed >> 16 == number && !memcmp(r->data + 4, name, strlen(name));
+}
+
+static size_t find_name(uint16_t number, const char *name, size_t from)
+{
+  for (size_t i = from; i < D.n; i++)
+    if (name_rec(&D.r[i], number, name))
+      return i;
+  fail_msg("no NAME %u \"%s\" after %zu", number, name, from);
+  return 0;
+}
+
+/* An object named while recording: its NAME record goes out before the
+ * first event recorded after the registration, without a request. A name
+ * the full table refuses is counted in NAMES_LOST, then and at every
+ * START. */
+static void test_names_while_recording(void **state)
+{
+  (void)state;
+  start();
+  tw_sem_at(fake_now, 1, TW_SEM_Give);
+  assert_true(tw_streamer_poll(&S, 0) >= 0);
+  assert_int_equal(tw_name_register(TW_OBJ_TASK, 9, "late", 4), 0);
+  tw_task_switch_at(fake_now, 9);
+  assert_true(tw_streamer_poll(&S, 0) >= 0);
+  assert_int_equal(tw_name_register(TW_OBJ_QUEUE, 4, "idle_q", 0), 0); /* no event follows */
+  assert_true(tw_streamer_poll(&S, 0) >= 0);
+  uint16_t n = 100;
+  while (tw_name_register(TW_OBJ_QUEUE, n, "q", 0) == 0)
+    n++;
+  assert_int_equal(tw_name_register(TW_OBJ_QUEUE, 7, "q7", 0), TW_ENOSPC);
+  assert_int_equal(tw_name_lost(), 2);
+  tw_sem_at(fake_now, 2, TW_SEM_Give);
+  assert_true(tw_streamer_poll(&S, 0) >= 0);
+  assert_int_equal(tw_streamer_stop(&S, 0), 0);
+  while (tw_streamer_running(&S) || S.nwork)
+    assert_true(tw_streamer_poll(&S, 0) >= 0);
+  start(); /* the dump: every name, then NAMES_LOST */
+  finish();
+
+  size_t late = find_name(9, "late", 0);
+  size_t sw = find_rec(TW_EV_TASK_SWITCH, 0);
+  assert_true(late < sw);
+  assert_true(find_rec(TW_EV_SEM, 0) < late); /* not sent ahead of time */
+  size_t idle = find_name(4, "idle_q", sw);
+  size_t last = find_name((uint16_t)(n - 1), "q", idle);
+  size_t lost = find_rec(TW_EV_NAMES_LOST, last);
+  assert_int_equal(D.r[lost].w[0], 2);
+  assert_true(lost < find_rec(TW_EV_SEM, sw));
+  size_t restart = find_rec(TW_EV_TRACE_START, lost);
+  assert_true(find_name((uint16_t)(n - 1), "q", restart) < find_rec(TW_EV_NAMES_LOST, restart));
+  assert_int_equal(D.r[find_rec(TW_EV_NAMES_LOST, restart)].w[0], 2);
+  /* each name once per recording */
+  size_t again = 0;
+  for (size_t i = sw; i < restart; i++)
+    again += name_rec(&D.r[i], 9, "late");
+  assert_int_equal(again, 0);
 }
 
 /* STR and BLOB custom events leave as snapshot records: one record when
@@ -398,37 +464,37 @@ static void test_string_and_blob_events(void **state)
   uint8_t blob[128];
   for (unsigned i = 0; i < sizeof blob; i++)
     blob[i] = (uint8_t)(i * 7 + 1);
-  assert_int_equal(tw_custom_declare(25, 1, "Log text:STR"), 0);
-  assert_int_equal(tw_custom_declare(26, 0, "Dump data:BLOB"), 0);
-  assert_int_equal(tw_custom_declare(27, 1, "Bad text:STR n:U8"), TW_EINVAL);
+  assert_int_equal(tw_custom_declare(30, 1, "Log text:STR"), 0);
+  assert_int_equal(tw_custom_declare(31, 0, "Dump data:BLOB"), 0);
+  assert_int_equal(tw_custom_declare(32, 1, "Bad text:STR n:U8"), TW_EINVAL);
   start();
   fake_now = 5555;
-  tw_custom_bytes(25, "hello, host", 11);
-  tw_custom(25, (uint32_t[]){1}, 1); /* wrong API for a bytes event: ignored */
+  tw_custom_bytes(30, "hello, host", 11);
+  tw_custom(30, (uint32_t[]){1}, 1); /* wrong API for a bytes event: ignored */
   assert_true(tw_streamer_poll(&S, 0) >= 0);
   C.busy = 1; /* the blob's first part fills a packet that is refused */
-  tw_custom_bytes(26, blob, sizeof blob);
-  tw_custom_bytes(26, blob, 1000);   /* cut to TW_CFG_BYTES_MAX */
+  tw_custom_bytes(31, blob, sizeof blob);
+  tw_custom_bytes(31, blob, 1000);   /* cut to TW_CFG_BYTES_MAX */
   assert_int_equal(tw_streamer_poll(&S, 0), TW_EBUSY);
   C.busy = 0;
   finish();
 
-  size_t t = find_rec(25, 0);
+  size_t t = find_rec(30, 0);
   assert_true(D.r[t].is_snap && D.r[t].snap_done);
   assert_int_equal(D.r[t].type, TW_REC_SNAPSHOT_TS);
   assert_int_equal(D.r[t].module, TW_MOD_CUSTOM);
   assert_int_equal(D.r[t].ts, 5555);
   assert_int_equal(D.r[t].data_len, 11);
   assert_memory_equal(D.r[t].data, "hello, host", 11);
-  assert_int_not_equal(D.r[t + 1].id, 25);
+  assert_int_not_equal(D.r[t + 1].id, 30);
   for (int k = 0; k < 2; k++) {
-    size_t b = find_rec(26, t + 1);
+    size_t b = find_rec(31, t + 1);
     assert_int_equal(D.r[b].type, TW_REC_SNAPSHOT); /* declared untimed */
     assert_false(D.r[b].snap_done);                  /* more than one record */
     size_t e = b + 1;
-    while (D.r[e].id == 26 && !D.r[e].snap_done)
+    while (D.r[e].id == 31 && !D.r[e].snap_done)
       e++;
-    assert_int_equal(D.r[e].id, 26);
+    assert_int_equal(D.r[e].id, 31);
     assert_true(D.r[e].pkt > D.r[b].pkt);            /* spans packets */
     assert_int_equal(D.r[e].data_len, sizeof blob);
     assert_memory_equal(D.r[e].data, blob, sizeof blob);
@@ -463,6 +529,52 @@ static void test_stop(void **state)
   struct tw_streamer_stats st;
   tw_streamer_stats(&S, &st);
   assert_int_equal(st.discarded, 1);
+}
+
+/* Drops after the last event of a recording are announced before its
+ * TRACE_STOP: over several recordings, the DROPS records between each
+ * TRACE_START and TRACE_STOP add up to exactly what the logger dropped in
+ * that recording. */
+static void test_drops_announced_before_stop(void **state)
+{
+  (void)state;
+  const unsigned bursts[] = {100, 43, 0, 250};
+  struct tw_logger_stats ls;
+  uint32_t logger_drops[4];
+  for (unsigned k = 0; k < 4; k++) {
+    tw_logger_stats(tw_klog_logger(), &ls);
+    uint32_t before = ls.drops;
+    start();
+    for (unsigned i = 0; i < bursts[k]; i++) /* no poll: the ring overflows */
+      tw_sem_at(fake_now, (uint16_t)i, TW_SEM_Give);
+    assert_int_equal(tw_streamer_stop(&S, 1), 0);
+    while (tw_streamer_running(&S) || S.nwork)
+      assert_true(tw_streamer_poll(&S, 0) >= 0);
+    tw_logger_stats(tw_klog_logger(), &ls);
+    logger_drops[k] = ls.drops - before;
+    assert_int_equal(ls.pending_drops, 0);
+    fake_now += 1000;
+  }
+  assert_true(logger_drops[0] > 0 && logger_drops[3] > 0 && logger_drops[2] == 0);
+  assert_int_equal(tw_streamer_flush(&S), 0);
+  decode_stream(C.buf, C.len, EP, &D);
+  unsigned rec = 0;
+  uint32_t announced = 0;
+  uint16_t gap_seq = 0;
+  for (size_t i = 0; i < D.n; i++) {
+    if (D.r[i].id == TW_EV_TRACE_START) {
+      announced = 0;
+    } else if (D.r[i].id == TW_EV_DROPS) {
+      announced += D.r[i].w[0];
+      gap_seq = (uint16_t)(D.r[i].seq + 1 + D.r[i].w[0]);
+      assert_int_equal(D.r[i + 1].seq, gap_seq); /* the gap DROPS announces */
+    } else if (D.r[i].id == TW_EV_TRACE_STOP) {
+      assert_true(rec < 4);
+      assert_int_equal(announced, logger_drops[rec]);
+      rec++;
+    }
+  }
+  assert_int_equal(rec, 4);
 }
 
 /* START puts the clock first: SYNC (frequency) then TRACE_START, both in
@@ -606,6 +718,8 @@ int main(void)
     cmocka_unit_test_setup_teardown(test_names_decls_custom, setup, teardown),
     cmocka_unit_test_setup_teardown(test_string_and_blob_events, setup, teardown),
     cmocka_unit_test_setup_teardown(test_stop, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_drops_announced_before_stop, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_names_while_recording, setup, teardown),
     cmocka_unit_test_setup_teardown(test_congestion_delay, setup, teardown),
     cmocka_unit_test_setup_teardown(test_start_gives_clock_first, setup, teardown),
     cmocka_unit_test_setup_teardown(test_control_records_never_backwards, setup, teardown),

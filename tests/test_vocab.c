@@ -19,7 +19,7 @@ static void test_sorted_unique_ids(void **state)
   for (size_t i = 0; i < tw_event_ndescs; i++)
     assert_ptr_equal(tw_event_desc_by_id(tw_event_descs[i].id), &tw_event_descs[i]);
   assert_null(tw_event_desc_by_id(0));
-  assert_null(tw_event_desc_by_id(18));
+  assert_null(tw_event_desc_by_id(28));
   assert_null(tw_event_desc_by_id(0xFFFF));
 }
 

@@ -32,6 +32,18 @@ static inline int emit_event_at(uint16_t id, uint32_t ts, const uint32_t *v)
   case TW_EV_ANTI_SEM_TASK: tw_anti_sem_task_at(ts, (uint16_t)v[0], (uint16_t)v[1], (uint8_t)v[2]); break;
   case TW_EV_RES_SEM: tw_res_sem_at(ts, (uint16_t)v[0], (uint8_t)v[1]); break;
   case TW_EV_RES_SEM_TASK: tw_res_sem_task_at(ts, (uint16_t)v[0], (uint16_t)v[1], (uint8_t)v[2]); break;
+  case TW_EV_TASK: tw_task_at(ts, (uint16_t)v[0], (uint8_t)v[1], v[2]); break;
+  case TW_EV_OBJECT:
+    tw_object_at(ts, (uint16_t)v[0], (uint8_t)v[1], (uint8_t)v[2], (uint8_t)v[3], (uint16_t)v[4], v[5]);
+    break;
+  case TW_EV_QUEUE: tw_queue_at(ts, (uint16_t)v[0], (uint8_t)v[1], v[2]); break;
+  case TW_EV_SEM_EXT: tw_sem_ext_at(ts, (uint16_t)v[0], (uint16_t)v[1], (uint8_t)v[2]); break;
+  case TW_EV_MUTEX_EXT: tw_mutex_ext_at(ts, (uint16_t)v[0], (uint16_t)v[1], (uint8_t)v[2]); break;
+  case TW_EV_EGROUP: tw_egroup_at(ts, (uint16_t)v[0], (uint8_t)v[1], v[2]); break;
+  case TW_EV_NOTIFY: tw_notify_at(ts, (uint16_t)v[0], (uint8_t)v[1], (uint8_t)v[2], v[3]); break;
+  case TW_EV_TIMER: tw_timer_at(ts, (uint16_t)v[0], (uint8_t)v[1], (uint8_t)v[2], v[3]); break;
+  case TW_EV_SBUF: tw_sbuf_at(ts, (uint16_t)v[0], (uint8_t)v[1], v[2]); break;
+  case TW_EV_SCHED: tw_sched_at(ts, (uint8_t)v[0], v[1]); break;
   default: return -1;
   }
   return 0;

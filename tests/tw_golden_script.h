@@ -43,7 +43,7 @@ static void golden_run(struct tw_streamer *s, struct cap *c)
   assert_int_equal(tw_name_register(TW_OBJ_TASK, 2, "worker", 3), 0);
   assert_int_equal(tw_name_register(TW_OBJ_MUTEX, 1, "bus", 0), 0);
   assert_int_equal(tw_name_register(TW_OBJ_SEM, 4, "rx_ready", 0), 0);
-  assert_int_equal(tw_custom_declare(24, 1, "Temp sensor:U8 milli_c:U32"), 0);
+  assert_int_equal(tw_custom_declare(28, 1, "Temp sensor:U8 milli_c:U32"), 0);
   assert_int_equal(tw_streamer_start(s), 0);
   assert_true(tw_streamer_poll(s, 0) >= 0);
 
@@ -57,7 +57,7 @@ static void golden_run(struct tw_streamer *s, struct cap *c)
   tw_mutex_at(0xFFFF0500u, 2, 1, TW_MUTEX_Block);
   tw_multi_event_task_at(0xFFFF0600u, 2, 3, TW_MULTI_EVENT_TASK_Consume, 1);
   tw_res_sem_task_at(0xFFFF0700u, 1, 2, TW_RES_SEM_TASK_Pass);
-  tw_custom(24, (uint32_t[]){3, 21500}, 2);
+  tw_custom(28, (uint32_t[]){3, 21500}, 2);
   assert_true(tw_streamer_poll(s, 0) >= 0);
 
   golden_now = 0x00000800u; /* the clock wrapped */

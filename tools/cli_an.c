@@ -32,29 +32,81 @@ static int feed(void *ctx, const struct tw_event *ev)
   return tw_mti_system_feed(((struct an_pass *)ctx)->sys, ev);
 }
 
-/* Source 0's streams are components 0.. (tw_mti_system_sync_decoder);
- * components of further sources appear as their events do, so their
- * losses are counted on core 0 (totals exact, placement approximate). */
+/* A decoder's gaps go to the stream they were on, numbered as the events
+ * that reach the model are (tracewire/trace/input.h: source k's stream s
+ * is k * TW_INPUT_STREAMS + s when there are several sources). */
 static void on_diag(void *ctx, const struct tw_diag *g)
 {
   struct diag_hook *h = ctx;
   tw_input_diag(h->src, g);
   if (g->stream < 0)
     return;
-  int core = h->index == 0 ? g->stream : 0;
+  uint16_t stream = (uint16_t)(h->p->t.nsrc > 1 ? h->index * TW_INPUT_STREAMS + (size_t)g->stream
+                                                : (size_t)g->stream);
   if (g->kind == TW_DIAG_PKT_LOSS)
-    tw_an_loss(h->p->an, core, TW_AN_LOSS_PACKETS, g->count);
+    tw_an_loss(h->p->an, stream, TW_AN_LOSS_PACKETS, g->count);
   else if (g->kind == TW_DIAG_EVT_GAP)
-    tw_an_loss(h->p->an, core, TW_AN_LOSS_UNEXPLAINED, g->count);
+    tw_an_loss(h->p->an, stream, TW_AN_LOSS_UNEXPLAINED, g->count);
 }
 
-static int prescan(struct an_pass *p, const char *path, uint64_t *t0, uint64_t *t1)
+/* The earliest event time of a trace: its start, read until every one of
+ * `want` streams has had an event. */
+struct first_seen {
+  uint64_t t0;
+  uint8_t seen[TW_INPUT_MAX_SOURCES * TW_INPUT_STREAMS];
+  size_t n, want;
+};
+
+static int on_first(void *ctx, const struct tw_event *ev)
 {
-  int rc = tw_input_open(&p->pre, path);
+  struct first_seen *f = ctx;
+  if (ev->time_ns < f->t0)
+    f->t0 = ev->time_ns;
+  if (ev->stream < sizeof f->seen && !f->seen[ev->stream]) {
+    f->seen[ev->stream] = 1;
+    f->n++;
+  }
+  return f->n >= f->want; /* nonzero: stop reading */
+}
+
+static int first_time(const char *path, size_t want, uint64_t *t0)
+{
+  struct tw_input *t = calloc(1, sizeof *t);
+  struct first_seen *f = calloc(1, sizeof *f);
+  int rc = TW_EXIT_ERROR;
+  if (t && f) {
+    f->t0 = UINT64_MAX;
+    f->want = want ? want : 1;
+    if ((rc = tw_input_open(t, path)) == 0) {
+      t->quiet = 1;
+      t->on_event = on_first;
+      t->ev_ctx = f;
+      rc = tw_input_run(t);
+      rc = rc > 0 ? 0 : rc; /* stopped early: what we wanted */
+      tw_input_close(t);
+    }
+    *t0 = f->t0;
+  }
+  free(t);
+  free(f);
+  return rc;
+}
+
+/* The first pass: the streams, the clocks, the custom kinds and (for a
+ * report) the time range. A .twt with a time index is read from its last
+ * point on: the decoder's checkpoint there holds everything decoding the
+ * start would have told (docs/trace-file.md), so only the tail is decoded;
+ * the range's start is then read from the beginning, up to the first
+ * event of every stream. */
+static int prescan(struct an_pass *p, const struct cli_an *o, uint64_t *t0, uint64_t *t1)
+{
+  int rc = tw_input_open(&p->pre, o->path);
   if (rc)
     return rc;
   p->have_pre = 1;
   p->pre.quiet = 1; /* the second pass reports problems */
+  if (p->pre.is_twt && (rc = tw_input_window(&p->pre, INT64_MAX, -1)) != 0)
+    return rc;
   rc = tw_input_run(&p->pre);
   if (rc == 0 && tw_mti_system_sync_decoder(p->sys, p->pre.d) < 0) {
     cli_err("out of memory");
@@ -62,10 +114,12 @@ static int prescan(struct an_pass *p, const char *path, uint64_t *t0, uint64_t *
   }
   *t0 = UINT64_MAX;
   *t1 = 0;
+  size_t streams = 0;
   for (size_t k = 0; rc == 0 && k < p->pre.nsrc; k++) {
     const struct tw_decoder *d = p->pre.src[k].d;
     for (size_t i = 0; i < tw_decoder_nstreams(d); i++) {
       const struct tw_stream_stats *s = tw_decoder_stream(d, i);
+      streams++;
       if (!s->have_time)
         continue;
       uint64_t a = tw_decoder_ticks_to_ns(d, (int)i, s->first_ticks);
@@ -74,6 +128,8 @@ static int prescan(struct an_pass *p, const char *path, uint64_t *t0, uint64_t *
       *t1 = b > *t1 ? b : *t1;
     }
   }
+  if (rc == 0 && p->pre.indexed && o->before) /* the tail's first times are not the trace's */
+    rc = first_time(o->path, streams, t0);
   if (*t0 > *t1)
     *t0 = *t1 = 0;
   return rc;
@@ -90,12 +146,24 @@ static int replay(struct an_pass *p, const struct cli_an *o)
     p->hooks[k] = (struct diag_hook){p, s, k};
     tw_decoder_on_diag(s->d, on_diag, &p->hooks[k]);
     /* A recorder may write the target's info (the clock) after the first
-     * packets; the first pass saw it, so the second has it from the start. */
+     * packets; the first pass saw it, so the second has it from the start:
+     * the info itself, or the clock its decoder ended with (read from an
+     * index point, the pass may not have seen the info chunk). */
     if (k < p->pre.nsrc && p->pre.src[k].have_info && p->pre.src[k].info[TW_INFO_TS_FREQ_HZ])
       tw_decoder_set_freq(s->d, (uint16_t)p->pre.src[k].info[TW_INFO_ENDPOINT],
                           p->pre.src[k].info[TW_INFO_TS_FREQ_HZ]);
+    else if (k < p->pre.nsrc && p->pre.indexed)
+      for (size_t i = 0; i < tw_decoder_nstreams(p->pre.src[k].d); i++) {
+        const struct tw_stream_stats *st = tw_decoder_stream(p->pre.src[k].d, i);
+        if (st->freq_hz)
+          tw_decoder_set_freq(s->d, st->endpoint, st->freq_hz);
+      }
   }
-  rc = tw_input_feed(&p->t, p->sys, o->window ? o->window : 4096, 1, feed, p);
+  /* one stream is in time order already: no merge to pay for */
+  size_t streams = 0;
+  for (size_t k = 0; k < p->pre.nsrc; k++)
+    streams += tw_decoder_nstreams(p->pre.src[k].d);
+  rc = tw_input_feed(&p->t, p->sys, o->window ? o->window : 4096, streams > 1, feed, p);
   if (rc < 0) {
     cli_err("%s: %s", o->path, tw_strerror(rc));
     rc = TW_EXIT_ERROR;
@@ -146,7 +214,7 @@ int cli_an_run(const struct cli_an *o)
     return TW_EXIT_ERROR;
   }
   MTI_PluginInstance *inst = NULL;
-  rc = prescan(p, o->path, &t0, &t1);
+  rc = prescan(p, o, &t0, &t1);
   if (rc == 0 && !(inst = instantiate(p, o))) {
     cli_err("analysis: cannot instantiate the plugin");
     rc = TW_EXIT_ERROR;
@@ -158,6 +226,10 @@ int cli_an_run(const struct cli_an *o)
     tw_an_finish(p->an);
     if (rc != TW_EXIT_ERROR && o->after)
       o->after(o->ctx, p->an);
+    if (tw_an_error(p->an)) { /* the results above are incomplete: say so, fail */
+      cli_err("analysis: %s: the results are incomplete", tw_strerror(tw_an_error(p->an)));
+      rc = TW_EXIT_ERROR;
+    }
   }
   if (inst)
     inst->vtbl->Release(inst);

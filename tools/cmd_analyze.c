@@ -23,17 +23,17 @@ void tw_cli_analyze_help(FILE *f)
 }
 
 struct opts {
-  int json;
+  int json, failed;
 };
 
 static void print(void *ctx, struct tw_an *an)
 {
-  const struct opts *o = ctx;
-  if (o->json)
-    tw_an_write_json(an, stdout);
-  else
-    tw_an_write_text(an, stdout);
-  fflush(stdout);
+  struct opts *o = ctx;
+  int rc = o->json ? tw_an_write_json(an, stdout) : tw_an_write_text(an, stdout);
+  if (rc == TW_EIO) {
+    cli_err("analyze: writing the results failed");
+    o->failed = 1;
+  }
 }
 
 int tw_cli_analyze(int argc, char **argv)
@@ -67,5 +67,6 @@ int tw_cli_analyze(int argc, char **argv)
   run.path = argv[optind];
   run.after = print;
   run.ctx = &o;
-  return cli_stdout_status("analyze", cli_an_run(&run));
+  int rc = cli_an_run(&run);
+  return o.failed ? TW_EXIT_ERROR : cli_stdout_status("analyze", rc);
 }

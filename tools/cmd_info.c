@@ -9,7 +9,8 @@ void tw_cli_info_help(FILE *f)
   fputs("usage: tracewire info TRACE\n"
         "The recording's source, the target's info reply (protocol, version, clock,\n"
         "ring size, endpoint, mask), the streams and their clocks, the object name\n"
-        "tables and the custom event declarations found in the stream.\n", f);
+        "tables (and how many names a full target table could not hold) and the\n"
+        "custom event declarations found in the stream.\n", f);
 }
 
 static const char *info_names[TW_INFO_WORDS] = {
@@ -85,11 +86,17 @@ int tw_cli_info(int argc, char **argv)
     } else {
       printf("target info: none recorded\n");
     }
+    unsigned long long lost = 0;
     for (size_t i = 0; i < tw_decoder_nstreams(dec); i++) {
       const struct tw_stream_stats *st = tw_decoder_stream(dec, i);
       printf("stream %04x/%u: logger module %u, clock %u Hz, %llu events\n", st->endpoint,
              st->instance, st->module, st->freq_hz, st->events);
+      if (st->names_lost > lost)
+        lost = st->names_lost;
     }
+    if (lost)
+      printf("names lost: %llu: the target's name table was full; those objects have no name "
+             "(raise TW_CFG_NAMES)\n", lost);
     uint16_t ep;
     enum tw_obj_kind kind;
     uint32_t number;

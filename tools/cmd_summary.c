@@ -13,6 +13,7 @@
 #include <string.h>
 #include "cli.h"
 #include "cli_an.h"
+#include "tracewire/model/rtos.h"
 #include "tracewire/events_gen.h"
 
 void tw_cli_summary_help(FILE *f)
@@ -111,10 +112,13 @@ static void print_load(struct tw_an *an, int core, int ncores)
   double span = cs.t1 > cs.t0 ? (double)(cs.t1 - cs.t0) : 1.0;
   static struct load l[0x10000];
   size_t n = 0;
-  for (uint32_t task = 0; task < 0xFFFEu; task++) {
+  const struct tw_rtos *m = tw_an_model(an);
+  const struct tw_rtos_core *mc = tw_rtos_core_at(m, (size_t)core);
+  for (size_t i = 0; mc && i < tw_rtos_ntasks(m) && n < sizeof l / sizeof l[0]; i++) {
+    const struct tw_rtos_task *t = tw_rtos_task_at(m, i); /* the tasks the model knows */
     struct tw_an_task_stats ts;
-    if (tw_an_task(an, core, (uint16_t)task, &ts) == 0)
-      l[n++] = (struct load){ (uint16_t)task, ts.prio, ts.cpu_ns };
+    if (t->endpoint == mc->endpoint && tw_an_task(an, core, t->number, &ts) == 0)
+      l[n++] = (struct load){ t->number, ts.prio, ts.cpu_ns };
   }
   qsort(l, n, sizeof l[0], by_load);
   char dur[32];
@@ -123,11 +127,13 @@ static void print_load(struct tw_an *an, int core, int ncores)
     printf("CPU load  core %d: ", core);
   else
     printf("CPU load  ");
-  printf("%zu tasks over %s; interrupts %.1f%%, the rest by task:\n", n, dur,
-         100.0 * (double)cs.isr_ns / span);
+  printf("%zu tasks over %s; interrupts %.1f%%", n, dur, 100.0 * (double)cs.isr_ns / span);
+  if (cs.unknown_ns) /* before the first switch, and after lost events until the next */
+    printf(", not known %.1f%%", 100.0 * (double)cs.unknown_ns / span);
+  printf(", the rest by task:\n");
   for (size_t i = 0; i < n; i++) {
     char name[64];
-    printf("            %-16s %5.1f%%", tw_an_name(an, TW_OBJ_TASK, l[i].task, name, sizeof name),
+    printf("            %-16s %5.1f%%", tw_an_name(an, core, TW_OBJ_TASK, l[i].task, name, sizeof name),
            100.0 * (double)l[i].cpu_ns / span);
     if (l[i].prio >= 0)
       printf("  prio %d", l[i].prio);
@@ -141,22 +147,22 @@ static void print_finding(struct tw_an *an, const struct tw_an_finding *f)
   fmt_ns(d, sizeof d, f->ns);
   fmt_ns(t0, sizeof t0, f->t0);
   fmt_ns(t1, sizeof t1, f->t1);
-  const char *task0 = f->ntasks > 0 ? tw_an_name(an, TW_OBJ_TASK, f->tasks[0], a, sizeof a) : "?";
-  const char *obj0 = f->nobjs > 0 ? tw_an_name(an, f->obj_kinds[0], f->objs[0], o, sizeof o) : "?";
+  const char *task0 = f->ntasks > 0 ? tw_an_name(an, f->core, TW_OBJ_TASK, f->tasks[0], a, sizeof a) : "?";
+  const char *obj0 = f->nobjs > 0 ? tw_an_name(an, f->core, f->obj_kinds[0], f->objs[0], o, sizeof o) : "?";
   printf("            ");
   switch (f->kind) {
   case TW_AN_PRIO_INVERSION:
     printf("priority inversion: %s waited on %s held by lower-priority %s for %s (%s..%s)", task0,
-           obj0, f->ntasks > 1 ? tw_an_name(an, TW_OBJ_TASK, f->tasks[1], b, sizeof b) : "?", d,
+           obj0, f->ntasks > 1 ? tw_an_name(an, f->core, TW_OBJ_TASK, f->tasks[1], b, sizeof b) : "?", d,
            t0, t1);
     break;
   case TW_AN_DEADLOCK:
     printf("deadlock:");
     for (int i = 0; i < f->ntasks; i++) /* task i waits for object i, held by task i + 1 */
       printf("%s %s waits for %s held by %s", i ? "," : "",
-             tw_an_name(an, TW_OBJ_TASK, f->tasks[i], a, sizeof a),
-             i < f->nobjs ? tw_an_name(an, f->obj_kinds[i], f->objs[i], o, sizeof o) : "?",
-             tw_an_name(an, TW_OBJ_TASK, f->tasks[(i + 1) % f->ntasks], b, sizeof b));
+             tw_an_name(an, f->core, TW_OBJ_TASK, f->tasks[i], a, sizeof a),
+             i < f->nobjs ? tw_an_name(an, f->core, f->obj_kinds[i], f->objs[i], o, sizeof o) : "?",
+             tw_an_name(an, f->core, TW_OBJ_TASK, f->tasks[(i + 1) % f->ntasks], b, sizeof b));
     printf(" (from %s)", t0);
     break;
   case TW_AN_STARVATION:

@@ -129,7 +129,7 @@ static void play(unsigned events, unsigned overflow)
     case 4: tw_event_task_at(fake_now, task, 2, (uint8_t)(i / 9 % 3)); break;
     case 5: tw_interrupt_at(fake_now, 17); break;
     case 6: tw_task_switch_at(fake_now, i & 1 ? 0xFFFE : 0xFFFF); break;
-    case 7: { uint32_t d[2] = {i % 4, i * 3}; tw_custom(20, d, 2); break; }
+    case 7: { uint32_t d[2] = {i % 4, i * 3}; tw_custom(28, d, 2); break; }
     default: tw_context_switch_at(fake_now, task); break;
     }
     if (i % 4 == 3)
@@ -153,10 +153,10 @@ static void play(unsigned events, unsigned overflow)
   for (unsigned i = 0; i < sizeof blob; i++)
     blob[i] = (uint8_t)(i * 37 + 1);
   tick(7);
-  tw_custom_bytes(21, text, sizeof text - 1);
+  tw_custom_bytes(29, text, sizeof text - 1);
   drain();
   tick(7);
-  tw_custom_bytes(22, blob, sizeof blob);
+  tw_custom_bytes(30, blob, sizeof blob);
   drain();
 }
 
@@ -252,9 +252,9 @@ int main(int argc, char **argv)
   tw_name_register(TW_OBJ_TASK, 3, "control", 9);
   tw_name_register(TW_OBJ_MUTEX, 1, "bus_lock", 0);
   tw_name_register(TW_OBJ_SEM, 1, "adc_ready", 0);
-  tw_custom_declare(20, 1, "Sample channel:U8 value:U32");
-  tw_custom_declare(21, 1, "Log text:STR");
-  tw_custom_declare(22, 0, "Dump data:BLOB");
+  tw_custom_declare(28, 1, "Sample channel:U8 value:U32");
+  tw_custom_declare(29, 1, "Log text:STR");
+  tw_custom_declare(30, 0, "Dump data:BLOB");
 
   /* wait for START, then for its records (names, declarations) to go out */
   while (!tw_streamer_running(&S) || S.nwork) {

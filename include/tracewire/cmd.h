@@ -21,9 +21,15 @@
 #ifndef TRACEWIRE_CMD_H
 #define TRACEWIRE_CMD_H
 
+#include "tracewire/cdefs.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include "tracewire/uia.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* ---- wire constants (the host codes against these) ----------------------- */
 
@@ -126,7 +132,7 @@ typedef int (*tw_msg_send_fn)(void *ctx, const void *pkt, size_t len);
 #ifndef TW_CFG_CMD_MAX_BYTES
 #define TW_CFG_CMD_MAX_BYTES 128 /* largest command or reply message */
 #endif
-_Static_assert(TW_CFG_CMD_MAX_BYTES % 4 == 0 && TW_CFG_CMD_MAX_BYTES >= 16 + 4 * (TW_INFO_WORDS + 1) &&
+TW_STATIC_ASSERT(TW_CFG_CMD_MAX_BYTES % 4 == 0 && TW_CFG_CMD_MAX_BYTES >= 16 + 4 * (TW_INFO_WORDS + 1) &&
                TW_CFG_CMD_MAX_BYTES <= TW_MSG_MAX_BYTES, "command message size");
 
 struct tw_cmd_service {
@@ -164,5 +170,9 @@ int tw_cmd_receive(struct tw_cmd *c, const void *pkt, size_t len);
 int tw_cmd_poll(struct tw_cmd *c);
 /* Zero the counters (cmds, ignored, malformed, replies_lost). */
 void tw_cmd_reset_stats(struct tw_cmd *c);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -12,6 +12,10 @@
 #ifndef TRACEWIRE_ERROR_H
 #define TRACEWIRE_ERROR_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define TW_ERRNO_MAP(XX)                                                      \
   XX(EINVAL,      1, "invalid argument")                                       \
   XX(ENOMEM,      2, "not enough memory")                                      \
@@ -58,5 +62,9 @@ enum tw_errno {
 const char *tw_err_name(int err);
 /* Human message; "success" for 0; "unknown error" otherwise. Any context. */
 const char *tw_strerror(int err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

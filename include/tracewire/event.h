@@ -11,6 +11,10 @@
 #include <stdint.h>
 #include "tracewire/vocab.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define TW_EVENT_MAX_VALUES 16
 
 struct tw_event {
@@ -28,5 +32,22 @@ struct tw_event {
   const char *str;       /* the STRING field's bytes (NAME, CUSTOM_DECL), else NULL */
   size_t str_len;
 };
+
+/* The marker a viewer draws for this event: its marker field's constant's
+ * (vocabulary, generated from events.def), else the event's default. The
+ * one place an event's values turn into its marker. */
+static inline enum tw_marker tw_event_marker_of(const struct tw_event *ev)
+{
+  const struct tw_event_desc *d = ev->desc;
+  if (!d)
+    return TW_MARKER_NONE;
+  if (d->marker_field >= 0 && d->marker_field < (int)ev->nvalues)
+    return tw_event_marker(d, ev->values[d->marker_field]);
+  return d->default_marker;
+}
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

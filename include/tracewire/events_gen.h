@@ -42,16 +42,27 @@ enum tw_event_id {
   TW_EV_ANTI_SEM_TASK = 15, /* AntiSemEventTask */
   TW_EV_RES_SEM = 16, /* ResSemEvent */
   TW_EV_RES_SEM_TASK = 17, /* ResSemEventTask */
+  TW_EV_TASK = 18, /* TaskEvent */
+  TW_EV_OBJECT = 19, /* ObjectEvent */
+  TW_EV_QUEUE = 20, /* QueueEvent */
+  TW_EV_SEM_EXT = 21, /* SemEventExt */
+  TW_EV_MUTEX_EXT = 22, /* MutexEventExt */
+  TW_EV_EGROUP = 23, /* EventGroupEvent */
+  TW_EV_NOTIFY = 24, /* NotifyEvent */
+  TW_EV_TIMER = 25, /* TimerEvent */
+  TW_EV_SBUF = 26, /* StreamBufferEvent */
+  TW_EV_SCHED = 27, /* SchedEvent */
   TW_EV_TRACE_START = 256, /* TraceStart */
   TW_EV_TRACE_STOP = 257, /* TraceStop */
   TW_EV_SYNC = 258, /* Sync */
   TW_EV_DROPS = 259, /* Drops */
   TW_EV_NAME = 260, /* Name */
   TW_EV_CUSTOM_DECL = 261, /* CustomDecl */
+  TW_EV_NAMES_LOST = 262, /* NamesLost */
 };
 
-#define TW_EV_COUNT 23 /* events in the vocabulary */
-#define TW_EV_MAX_PAYLOAD_WORDS 2 /* largest packed payload */
+#define TW_EV_COUNT 34 /* events in the vocabulary */
+#define TW_EV_MAX_PAYLOAD_WORDS 3 /* largest packed payload */
 
 /* CONTEXT_SWITCH (ContextSwitch, id 1): Context switch; the thread switched out */
 #define TW_EV_CONTEXT_SWITCH_WORDS 1
@@ -294,6 +305,239 @@ enum tw_res_sem_task_type {
   TW_RES_SEM_TASK_Take = 4, /* Down: The task takes the res-semaphore in take() */
 };
 
+/* TASK (TaskEvent, id 18): Scheduling state or priority of a task changes */
+#define TW_EV_TASK_WORDS 2
+#define TW_EV_TASK_TASK_WORD 0
+#define TW_EV_TASK_TASK_SHIFT 0
+#define TW_EV_TASK_TASK_BITS 16
+#define TW_EV_TASK_TYPE_WORD 0
+#define TW_EV_TASK_TYPE_SHIFT 16
+#define TW_EV_TASK_TYPE_BITS 8
+#define TW_EV_TASK_ARG_WORD 1
+#define TW_EV_TASK_ARG_SHIFT 0
+#define TW_EV_TASK_ARG_BITS 32
+enum tw_task_type {
+  TW_TASK_Ready = 0, /* None: The task becomes ready to run (released by a give, a notification, a timeout, a resume) */
+  TW_TASK_Delay = 1, /* Wait: The running task sleeps for arg ticks (vTaskDelay) */
+  TW_TASK_DelayUntil = 2, /* Wait: The running task sleeps until tick count arg (xTaskDelayUntil, or the timer task until its next expiry) */
+  TW_TASK_Suspend = 3, /* Wait: The task is suspended */
+  TW_TASK_Resume = 4, /* None: A task resumes the suspended task */
+  TW_TASK_ResumeFromISR = 5, /* None: An interrupt resumes the suspended task */
+  TW_TASK_PrioritySet = 6, /* None: The task's base priority is set to arg */
+  TW_TASK_PriorityInherit = 7, /* Inc: The task, holding a mutex a higher-priority task waits for, inherits priority arg */
+  TW_TASK_PriorityDisinherit = 8, /* Dec: The task's inherited priority drops back to arg */
+  TW_TASK_Deadline = 9, /* None: The running task blocks with a timeout: it wakes at tick count arg at the latest */
+};
+
+/* OBJECT (ObjectEvent, id 19): An RTOS object (task, queue, semaphore, mutex, event group, timer, stream buffer) is created or deleted */
+#define TW_EV_OBJECT_WORDS 3
+#define TW_EV_OBJECT_NUMBER_WORD 0
+#define TW_EV_OBJECT_NUMBER_SHIFT 0
+#define TW_EV_OBJECT_NUMBER_BITS 16
+#define TW_EV_OBJECT_KIND_WORD 0
+#define TW_EV_OBJECT_KIND_SHIFT 16
+#define TW_EV_OBJECT_KIND_BITS 8
+#define TW_EV_OBJECT_TYPE_WORD 0
+#define TW_EV_OBJECT_TYPE_SHIFT 24
+#define TW_EV_OBJECT_TYPE_BITS 8
+#define TW_EV_OBJECT_VARIANT_WORD 1
+#define TW_EV_OBJECT_VARIANT_SHIFT 0
+#define TW_EV_OBJECT_VARIANT_BITS 8
+#define TW_EV_OBJECT_ARG2_WORD 1
+#define TW_EV_OBJECT_ARG2_SHIFT 16
+#define TW_EV_OBJECT_ARG2_BITS 16
+#define TW_EV_OBJECT_ARG_WORD 2
+#define TW_EV_OBJECT_ARG_SHIFT 0
+#define TW_EV_OBJECT_ARG_BITS 32
+enum tw_object_type {
+  TW_OBJECT_Create = 0, /* None: The object was created */
+  TW_OBJECT_Delete = 1, /* None: The object was deleted; its number may name a new object later */
+  TW_OBJECT_CreateFailed = 2, /* None: Creating an object of this kind failed (out of memory); number is 0 */
+};
+
+/* QUEUE (QueueEvent, id 20): Message queue operation */
+#define TW_EV_QUEUE_WORDS 2
+#define TW_EV_QUEUE_QUEUE_WORD 0
+#define TW_EV_QUEUE_QUEUE_SHIFT 0
+#define TW_EV_QUEUE_QUEUE_BITS 16
+#define TW_EV_QUEUE_TYPE_WORD 0
+#define TW_EV_QUEUE_TYPE_SHIFT 16
+#define TW_EV_QUEUE_TYPE_BITS 8
+#define TW_EV_QUEUE_COUNT_WORD 1
+#define TW_EV_QUEUE_COUNT_SHIFT 0
+#define TW_EV_QUEUE_COUNT_BITS 32
+enum tw_queue_type {
+  TW_QUEUE_Send = 0, /* Up: A task sends a message */
+  TW_QUEUE_SendFromISR = 1, /* Up: An interrupt sends a message */
+  TW_QUEUE_Receive = 2, /* Down: A task receives a message */
+  TW_QUEUE_ReceiveFromISR = 3, /* Down: An interrupt receives a message */
+  TW_QUEUE_Peek = 4, /* None: A task reads the oldest message without removing it */
+  TW_QUEUE_PeekFromISR = 5, /* None: An interrupt reads the oldest message without removing it */
+  TW_QUEUE_BlockSend = 6, /* UpBlock: A task blocks sending to the full queue */
+  TW_QUEUE_BlockReceive = 7, /* DownBlock: A task blocks receiving from the empty queue */
+  TW_QUEUE_BlockPeek = 8, /* DownBlock: A task blocks peeking into the empty queue */
+  TW_QUEUE_SendFailed = 9, /* None: A task's send failed: the queue stayed full (no wait, or the wait timed out) */
+  TW_QUEUE_SendFromISRFailed = 10, /* None: An interrupt's send failed: the queue was full */
+  TW_QUEUE_ReceiveFailed = 11, /* None: A task's receive failed: the queue stayed empty (no wait, or the wait timed out) */
+  TW_QUEUE_ReceiveFromISRFailed = 12, /* None: An interrupt's receive failed: the queue was empty */
+  TW_QUEUE_PeekFailed = 13, /* None: A task's peek failed: the queue stayed empty */
+  TW_QUEUE_PeekFromISRFailed = 14, /* None: An interrupt's peek failed: the queue was empty */
+  TW_QUEUE_SetSend = 15, /* Up: A member of the queue set received something: the set is posted */
+};
+
+/* SEM_EXT (SemEventExt, id 21): Semaphore operation the seed's SemEvent/SemEventTask have no type for */
+#define TW_EV_SEM_EXT_WORDS 2
+#define TW_EV_SEM_EXT_TASK_WORD 0
+#define TW_EV_SEM_EXT_TASK_SHIFT 0
+#define TW_EV_SEM_EXT_TASK_BITS 16
+#define TW_EV_SEM_EXT_SEM_WORD 0
+#define TW_EV_SEM_EXT_SEM_SHIFT 16
+#define TW_EV_SEM_EXT_SEM_BITS 16
+#define TW_EV_SEM_EXT_TYPE_WORD 1
+#define TW_EV_SEM_EXT_TYPE_SHIFT 0
+#define TW_EV_SEM_EXT_TYPE_BITS 8
+enum tw_sem_ext_type {
+  TW_SEM_EXT_TakeFailed = 0, /* None: The task's take failed: no wait, or the wait timed out (the task stops waiting) */
+  TW_SEM_EXT_GiveFailed = 1, /* None: The task's give failed: the semaphore was at its maximum count */
+  TW_SEM_EXT_TakeFromISR = 2, /* Down: An interrupt takes the semaphore */
+  TW_SEM_EXT_TakeFromISRFailed = 3, /* None: An interrupt's take failed: the count was 0 */
+  TW_SEM_EXT_GiveFromISRFailed = 4, /* None: An interrupt's give failed: the semaphore was at its maximum count */
+  TW_SEM_EXT_BlockGive = 5, /* UpBlock: The task blocks giving the semaphore at its maximum count */
+  TW_SEM_EXT_Peek = 6, /* None: The task reads the count without taking */
+  TW_SEM_EXT_PeekFailed = 7, /* None: The task's peek failed */
+  TW_SEM_EXT_BlockPeek = 8, /* DownBlock: The task blocks peeking */
+};
+
+/* MUTEX_EXT (MutexEventExt, id 22): Mutex operation the seed's MutexEvent has no type for */
+#define TW_EV_MUTEX_EXT_WORDS 2
+#define TW_EV_MUTEX_EXT_TASK_WORD 0
+#define TW_EV_MUTEX_EXT_TASK_SHIFT 0
+#define TW_EV_MUTEX_EXT_TASK_BITS 16
+#define TW_EV_MUTEX_EXT_MUTEX_WORD 0
+#define TW_EV_MUTEX_EXT_MUTEX_SHIFT 16
+#define TW_EV_MUTEX_EXT_MUTEX_BITS 16
+#define TW_EV_MUTEX_EXT_TYPE_WORD 1
+#define TW_EV_MUTEX_EXT_TYPE_SHIFT 0
+#define TW_EV_MUTEX_EXT_TYPE_BITS 8
+enum tw_mutex_ext_type {
+  TW_MUTEX_EXT_TakeFailed = 0, /* None: The task's lock failed: no wait, or the wait timed out (the task stops waiting) */
+  TW_MUTEX_EXT_GiveFailed = 1, /* None: The task's unlock failed: it does not hold the mutex */
+  TW_MUTEX_EXT_Peek = 2, /* None: The task peeked at the mutex */
+  TW_MUTEX_EXT_PeekFailed = 3, /* None: The task's peek failed */
+  TW_MUTEX_EXT_BlockPeek = 4, /* DownBlock: The task blocks peeking at the mutex */
+};
+
+/* EGROUP (EventGroupEvent, id 23): Event group operation */
+#define TW_EV_EGROUP_WORDS 2
+#define TW_EV_EGROUP_GROUP_WORD 0
+#define TW_EV_EGROUP_GROUP_SHIFT 0
+#define TW_EV_EGROUP_GROUP_BITS 16
+#define TW_EV_EGROUP_TYPE_WORD 0
+#define TW_EV_EGROUP_TYPE_SHIFT 16
+#define TW_EV_EGROUP_TYPE_BITS 8
+#define TW_EV_EGROUP_BITS_WORD 1
+#define TW_EV_EGROUP_BITS_SHIFT 0
+#define TW_EV_EGROUP_BITS_BITS 32
+enum tw_egroup_type {
+  TW_EGROUP_SetBits = 0, /* Up: A task sets bits */
+  TW_EGROUP_SetBitsFromISR = 1, /* Up: An interrupt sets bits (through the timer task) */
+  TW_EGROUP_ClearBits = 2, /* Down: A task clears bits */
+  TW_EGROUP_ClearBitsFromISR = 3, /* Down: An interrupt clears bits (through the timer task) */
+  TW_EGROUP_WaitBlock = 4, /* DownBlock: The running task blocks waiting for bits */
+  TW_EGROUP_WaitEnd = 5, /* Pass: The running task's wait for bits ends: the bits were set */
+  TW_EGROUP_WaitTimeout = 6, /* None: The running task's wait for bits ends without them (timeout or no wait) */
+  TW_EGROUP_SyncBlock = 7, /* DownBlock: The running task blocks at a rendezvous (xEventGroupSync) for bits */
+  TW_EGROUP_SyncEnd = 8, /* Pass: The running task's rendezvous completes */
+  TW_EGROUP_SyncTimeout = 9, /* None: The running task's rendezvous ends without the bits (timeout) */
+};
+
+/* NOTIFY (NotifyEvent, id 24): Direct-to-task notification */
+#define TW_EV_NOTIFY_WORDS 2
+#define TW_EV_NOTIFY_TASK_WORD 0
+#define TW_EV_NOTIFY_TASK_SHIFT 0
+#define TW_EV_NOTIFY_TASK_BITS 16
+#define TW_EV_NOTIFY_INDEX_WORD 0
+#define TW_EV_NOTIFY_INDEX_SHIFT 16
+#define TW_EV_NOTIFY_INDEX_BITS 8
+#define TW_EV_NOTIFY_TYPE_WORD 0
+#define TW_EV_NOTIFY_TYPE_SHIFT 24
+#define TW_EV_NOTIFY_TYPE_BITS 8
+#define TW_EV_NOTIFY_VALUE_WORD 1
+#define TW_EV_NOTIFY_VALUE_SHIFT 0
+#define TW_EV_NOTIFY_VALUE_BITS 32
+enum tw_notify_type {
+  TW_NOTIFY_Notify = 0, /* Up: A task notifies the task */
+  TW_NOTIFY_NotifyFromISR = 1, /* Up: An interrupt notifies the task */
+  TW_NOTIFY_GiveFromISR = 2, /* Up: An interrupt gives the task's notification (increments it) */
+  TW_NOTIFY_TakeBlock = 3, /* DownBlock: The task blocks taking its notification (ulTaskNotifyTake) */
+  TW_NOTIFY_Take = 4, /* Down: The task's take ends; value is what it returns (0: timed out) */
+  TW_NOTIFY_WaitBlock = 5, /* DownBlock: The task blocks waiting for a notification (xTaskNotifyWait) */
+  TW_NOTIFY_Wait = 6, /* Down: The task's wait ends */
+};
+
+/* TIMER (TimerEvent, id 25): Software timer, or a function call pended to the timer task */
+#define TW_EV_TIMER_WORDS 2
+#define TW_EV_TIMER_TIMER_WORD 0
+#define TW_EV_TIMER_TIMER_SHIFT 0
+#define TW_EV_TIMER_TIMER_BITS 16
+#define TW_EV_TIMER_TYPE_WORD 0
+#define TW_EV_TIMER_TYPE_SHIFT 16
+#define TW_EV_TIMER_TYPE_BITS 8
+#define TW_EV_TIMER_COMMAND_WORD 0
+#define TW_EV_TIMER_COMMAND_SHIFT 24
+#define TW_EV_TIMER_COMMAND_BITS 8
+#define TW_EV_TIMER_VALUE_WORD 1
+#define TW_EV_TIMER_VALUE_SHIFT 0
+#define TW_EV_TIMER_VALUE_BITS 32
+enum tw_timer_type {
+  TW_TIMER_Expired = 0, /* Push: The timer expired: its callback runs */
+  TW_TIMER_CommandSend = 1, /* None: A command was queued to the timer task */
+  TW_TIMER_CommandSendFailed = 2, /* None: A command could not be queued (the timer queue was full) */
+  TW_TIMER_CommandReceived = 3, /* None: The timer task takes a command */
+  TW_TIMER_PendCall = 4, /* None: A task pends a function call to the timer task */
+  TW_TIMER_PendCallFailed = 5, /* None: A task's pended call could not be queued */
+  TW_TIMER_PendCallFromISR = 6, /* None: An interrupt pends a function call to the timer task */
+  TW_TIMER_PendCallFromISRFailed = 7, /* None: An interrupt's pended call could not be queued */
+};
+
+/* SBUF (StreamBufferEvent, id 26): Stream or message buffer operation */
+#define TW_EV_SBUF_WORDS 2
+#define TW_EV_SBUF_SBUF_WORD 0
+#define TW_EV_SBUF_SBUF_SHIFT 0
+#define TW_EV_SBUF_SBUF_BITS 16
+#define TW_EV_SBUF_TYPE_WORD 0
+#define TW_EV_SBUF_TYPE_SHIFT 16
+#define TW_EV_SBUF_TYPE_BITS 8
+#define TW_EV_SBUF_BYTES_WORD 1
+#define TW_EV_SBUF_BYTES_SHIFT 0
+#define TW_EV_SBUF_BYTES_BITS 32
+enum tw_sbuf_type {
+  TW_SBUF_Send = 0, /* Up: A task writes bytes */
+  TW_SBUF_SendFromISR = 1, /* Up: An interrupt writes bytes (0: none fitted) */
+  TW_SBUF_Receive = 2, /* Down: A task reads bytes */
+  TW_SBUF_ReceiveFromISR = 3, /* Down: An interrupt reads bytes */
+  TW_SBUF_BlockSend = 4, /* UpBlock: A task blocks writing to the full buffer */
+  TW_SBUF_BlockReceive = 5, /* DownBlock: A task blocks reading from the empty buffer */
+  TW_SBUF_SendFailed = 6, /* None: A task's write failed: no room (no wait, or the wait timed out) */
+  TW_SBUF_ReceiveFailed = 7, /* None: A task's read failed: nothing came (no wait, or the wait timed out) */
+  TW_SBUF_Reset = 8, /* None: A task empties the buffer */
+  TW_SBUF_ResetFromISR = 9, /* None: An interrupt empties the buffer */
+};
+
+/* SCHED (SchedEvent, id 27): Scheduler and tick */
+#define TW_EV_SCHED_WORDS 2
+#define TW_EV_SCHED_TYPE_WORD 0
+#define TW_EV_SCHED_TYPE_SHIFT 0
+#define TW_EV_SCHED_TYPE_BITS 8
+#define TW_EV_SCHED_VALUE_WORD 1
+#define TW_EV_SCHED_VALUE_SHIFT 0
+#define TW_EV_SCHED_VALUE_BITS 32
+enum tw_sched_type {
+  TW_SCHED_Start = 0, /* None: The scheduler starts; the first task switch follows */
+  TW_SCHED_Tick = 1, /* None: A tick interrupt; value is the tick count before it (the same again for a tick pended while the scheduler was suspended) */
+  TW_SCHED_TickJump = 2, /* None: After tickless idle the tick count steps by value ticks */
+};
+
 /* TRACE_START (TraceStart, id 256): Recording started */
 #define TW_EV_TRACE_START_WORDS 1
 #define TW_EV_TRACE_START_MASK_WORD 0
@@ -341,6 +585,12 @@ enum tw_res_sem_task_type {
 #define TW_EV_CUSTOM_DECL_NFIELDS_WORD 0
 #define TW_EV_CUSTOM_DECL_NFIELDS_SHIFT 24
 #define TW_EV_CUSTOM_DECL_NFIELDS_BITS 8
+
+/* NAMES_LOST (NamesLost, id 262): Names the target could not register (its name table was full): those objects have no name in the trace */
+#define TW_EV_NAMES_LOST_WORDS 1
+#define TW_EV_NAMES_LOST_COUNT_WORD 0
+#define TW_EV_NAMES_LOST_COUNT_SHIFT 0
+#define TW_EV_NAMES_LOST_COUNT_BITS 32
 
 #endif /* TRACEWIRE_EVENTS_GEN_H */
 
@@ -401,6 +651,36 @@ enum tw_res_sem_task_type {
 #endif
 #ifndef TW_CFG_EV_RES_SEM_TASK
 #define TW_CFG_EV_RES_SEM_TASK 1
+#endif
+#ifndef TW_CFG_EV_TASK
+#define TW_CFG_EV_TASK 1
+#endif
+#ifndef TW_CFG_EV_OBJECT
+#define TW_CFG_EV_OBJECT 1
+#endif
+#ifndef TW_CFG_EV_QUEUE
+#define TW_CFG_EV_QUEUE 1
+#endif
+#ifndef TW_CFG_EV_SEM_EXT
+#define TW_CFG_EV_SEM_EXT 1
+#endif
+#ifndef TW_CFG_EV_MUTEX_EXT
+#define TW_CFG_EV_MUTEX_EXT 1
+#endif
+#ifndef TW_CFG_EV_EGROUP
+#define TW_CFG_EV_EGROUP 1
+#endif
+#ifndef TW_CFG_EV_NOTIFY
+#define TW_CFG_EV_NOTIFY 1
+#endif
+#ifndef TW_CFG_EV_TIMER
+#define TW_CFG_EV_TIMER 1
+#endif
+#ifndef TW_CFG_EV_SBUF
+#define TW_CFG_EV_SBUF 1
+#endif
+#ifndef TW_CFG_EV_SCHED
+#define TW_CFG_EV_SCHED 1
 #endif
 
 /* ContextSwitch: Context switch; the thread switched out. Any context (ISR-safe), never blocks; a full ring counts a drop. */
@@ -909,6 +1189,318 @@ static inline void tw_res_sem_task(uint16_t task, uint16_t rsem, uint8_t type)
   }
 #else
   (void)task; (void)rsem; (void)type;
+#endif
+}
+
+/* TaskEvent: Scheduling state or priority of a task changes. Any context (ISR-safe), never blocks; a full ring counts a drop. */
+static inline void tw_task_at(uint32_t ts, uint16_t task, uint8_t type, uint32_t arg)
+{
+#if TW_CFG_TRACE && TW_CFG_EV_TASK
+  if (TW_TRACE_ON(TW_EV_TASK)) {
+    uint32_t w_[3];
+    w_[0] = ts;
+    w_[1] = (uint32_t)task | (uint32_t)type << 16;
+    w_[2] = (uint32_t)arg;
+    TW_TRACE_PUT(TW_EV_TASK, w_, 3);
+  }
+#else
+  (void)ts; (void)task; (void)type; (void)arg;
+#endif
+}
+static inline void tw_task(uint16_t task, uint8_t type, uint32_t arg)
+{
+#if TW_CFG_TRACE && TW_CFG_EV_TASK
+  if (TW_TRACE_ON(TW_EV_TASK)) {
+    uint32_t ts = TW_TRACE_NOW();
+    uint32_t w_[3];
+    w_[0] = ts;
+    w_[1] = (uint32_t)task | (uint32_t)type << 16;
+    w_[2] = (uint32_t)arg;
+    TW_TRACE_PUT(TW_EV_TASK, w_, 3);
+  }
+#else
+  (void)task; (void)type; (void)arg;
+#endif
+}
+
+/* ObjectEvent: An RTOS object (task, queue, semaphore, mutex, event group, timer, stream buffer) is created or deleted. Any context (ISR-safe), never blocks; a full ring counts a drop. */
+static inline void tw_object_at(uint32_t ts, uint16_t number, uint8_t kind, uint8_t type, uint8_t variant, uint16_t arg2, uint32_t arg)
+{
+#if TW_CFG_TRACE && TW_CFG_EV_OBJECT
+  if (TW_TRACE_ON(TW_EV_OBJECT)) {
+    uint32_t w_[4];
+    w_[0] = ts;
+    w_[1] = (uint32_t)number | (uint32_t)kind << 16 | (uint32_t)type << 24;
+    w_[2] = (uint32_t)variant | (uint32_t)arg2 << 16;
+    w_[3] = (uint32_t)arg;
+    TW_TRACE_PUT(TW_EV_OBJECT, w_, 4);
+  }
+#else
+  (void)ts; (void)number; (void)kind; (void)type; (void)variant; (void)arg2; (void)arg;
+#endif
+}
+static inline void tw_object(uint16_t number, uint8_t kind, uint8_t type, uint8_t variant, uint16_t arg2, uint32_t arg)
+{
+#if TW_CFG_TRACE && TW_CFG_EV_OBJECT
+  if (TW_TRACE_ON(TW_EV_OBJECT)) {
+    uint32_t ts = TW_TRACE_NOW();
+    uint32_t w_[4];
+    w_[0] = ts;
+    w_[1] = (uint32_t)number | (uint32_t)kind << 16 | (uint32_t)type << 24;
+    w_[2] = (uint32_t)variant | (uint32_t)arg2 << 16;
+    w_[3] = (uint32_t)arg;
+    TW_TRACE_PUT(TW_EV_OBJECT, w_, 4);
+  }
+#else
+  (void)number; (void)kind; (void)type; (void)variant; (void)arg2; (void)arg;
+#endif
+}
+
+/* QueueEvent: Message queue operation. Any context (ISR-safe), never blocks; a full ring counts a drop. */
+static inline void tw_queue_at(uint32_t ts, uint16_t queue, uint8_t type, uint32_t count)
+{
+#if TW_CFG_TRACE && TW_CFG_EV_QUEUE
+  if (TW_TRACE_ON(TW_EV_QUEUE)) {
+    uint32_t w_[3];
+    w_[0] = ts;
+    w_[1] = (uint32_t)queue | (uint32_t)type << 16;
+    w_[2] = (uint32_t)count;
+    TW_TRACE_PUT(TW_EV_QUEUE, w_, 3);
+  }
+#else
+  (void)ts; (void)queue; (void)type; (void)count;
+#endif
+}
+static inline void tw_queue(uint16_t queue, uint8_t type, uint32_t count)
+{
+#if TW_CFG_TRACE && TW_CFG_EV_QUEUE
+  if (TW_TRACE_ON(TW_EV_QUEUE)) {
+    uint32_t ts = TW_TRACE_NOW();
+    uint32_t w_[3];
+    w_[0] = ts;
+    w_[1] = (uint32_t)queue | (uint32_t)type << 16;
+    w_[2] = (uint32_t)count;
+    TW_TRACE_PUT(TW_EV_QUEUE, w_, 3);
+  }
+#else
+  (void)queue; (void)type; (void)count;
+#endif
+}
+
+/* SemEventExt: Semaphore operation the seed's SemEvent/SemEventTask have no type for. Any context (ISR-safe), never blocks; a full ring counts a drop. */
+static inline void tw_sem_ext_at(uint32_t ts, uint16_t task, uint16_t sem, uint8_t type)
+{
+#if TW_CFG_TRACE && TW_CFG_EV_SEM_EXT
+  if (TW_TRACE_ON(TW_EV_SEM_EXT)) {
+    uint32_t w_[3];
+    w_[0] = ts;
+    w_[1] = (uint32_t)task | (uint32_t)sem << 16;
+    w_[2] = (uint32_t)type;
+    TW_TRACE_PUT(TW_EV_SEM_EXT, w_, 3);
+  }
+#else
+  (void)ts; (void)task; (void)sem; (void)type;
+#endif
+}
+static inline void tw_sem_ext(uint16_t task, uint16_t sem, uint8_t type)
+{
+#if TW_CFG_TRACE && TW_CFG_EV_SEM_EXT
+  if (TW_TRACE_ON(TW_EV_SEM_EXT)) {
+    uint32_t ts = TW_TRACE_NOW();
+    uint32_t w_[3];
+    w_[0] = ts;
+    w_[1] = (uint32_t)task | (uint32_t)sem << 16;
+    w_[2] = (uint32_t)type;
+    TW_TRACE_PUT(TW_EV_SEM_EXT, w_, 3);
+  }
+#else
+  (void)task; (void)sem; (void)type;
+#endif
+}
+
+/* MutexEventExt: Mutex operation the seed's MutexEvent has no type for. Any context (ISR-safe), never blocks; a full ring counts a drop. */
+static inline void tw_mutex_ext_at(uint32_t ts, uint16_t task, uint16_t mutex, uint8_t type)
+{
+#if TW_CFG_TRACE && TW_CFG_EV_MUTEX_EXT
+  if (TW_TRACE_ON(TW_EV_MUTEX_EXT)) {
+    uint32_t w_[3];
+    w_[0] = ts;
+    w_[1] = (uint32_t)task | (uint32_t)mutex << 16;
+    w_[2] = (uint32_t)type;
+    TW_TRACE_PUT(TW_EV_MUTEX_EXT, w_, 3);
+  }
+#else
+  (void)ts; (void)task; (void)mutex; (void)type;
+#endif
+}
+static inline void tw_mutex_ext(uint16_t task, uint16_t mutex, uint8_t type)
+{
+#if TW_CFG_TRACE && TW_CFG_EV_MUTEX_EXT
+  if (TW_TRACE_ON(TW_EV_MUTEX_EXT)) {
+    uint32_t ts = TW_TRACE_NOW();
+    uint32_t w_[3];
+    w_[0] = ts;
+    w_[1] = (uint32_t)task | (uint32_t)mutex << 16;
+    w_[2] = (uint32_t)type;
+    TW_TRACE_PUT(TW_EV_MUTEX_EXT, w_, 3);
+  }
+#else
+  (void)task; (void)mutex; (void)type;
+#endif
+}
+
+/* EventGroupEvent: Event group operation. Any context (ISR-safe), never blocks; a full ring counts a drop. */
+static inline void tw_egroup_at(uint32_t ts, uint16_t group, uint8_t type, uint32_t bits)
+{
+#if TW_CFG_TRACE && TW_CFG_EV_EGROUP
+  if (TW_TRACE_ON(TW_EV_EGROUP)) {
+    uint32_t w_[3];
+    w_[0] = ts;
+    w_[1] = (uint32_t)group | (uint32_t)type << 16;
+    w_[2] = (uint32_t)bits;
+    TW_TRACE_PUT(TW_EV_EGROUP, w_, 3);
+  }
+#else
+  (void)ts; (void)group; (void)type; (void)bits;
+#endif
+}
+static inline void tw_egroup(uint16_t group, uint8_t type, uint32_t bits)
+{
+#if TW_CFG_TRACE && TW_CFG_EV_EGROUP
+  if (TW_TRACE_ON(TW_EV_EGROUP)) {
+    uint32_t ts = TW_TRACE_NOW();
+    uint32_t w_[3];
+    w_[0] = ts;
+    w_[1] = (uint32_t)group | (uint32_t)type << 16;
+    w_[2] = (uint32_t)bits;
+    TW_TRACE_PUT(TW_EV_EGROUP, w_, 3);
+  }
+#else
+  (void)group; (void)type; (void)bits;
+#endif
+}
+
+/* NotifyEvent: Direct-to-task notification. Any context (ISR-safe), never blocks; a full ring counts a drop. */
+static inline void tw_notify_at(uint32_t ts, uint16_t task, uint8_t index, uint8_t type, uint32_t value)
+{
+#if TW_CFG_TRACE && TW_CFG_EV_NOTIFY
+  if (TW_TRACE_ON(TW_EV_NOTIFY)) {
+    uint32_t w_[3];
+    w_[0] = ts;
+    w_[1] = (uint32_t)task | (uint32_t)index << 16 | (uint32_t)type << 24;
+    w_[2] = (uint32_t)value;
+    TW_TRACE_PUT(TW_EV_NOTIFY, w_, 3);
+  }
+#else
+  (void)ts; (void)task; (void)index; (void)type; (void)value;
+#endif
+}
+static inline void tw_notify(uint16_t task, uint8_t index, uint8_t type, uint32_t value)
+{
+#if TW_CFG_TRACE && TW_CFG_EV_NOTIFY
+  if (TW_TRACE_ON(TW_EV_NOTIFY)) {
+    uint32_t ts = TW_TRACE_NOW();
+    uint32_t w_[3];
+    w_[0] = ts;
+    w_[1] = (uint32_t)task | (uint32_t)index << 16 | (uint32_t)type << 24;
+    w_[2] = (uint32_t)value;
+    TW_TRACE_PUT(TW_EV_NOTIFY, w_, 3);
+  }
+#else
+  (void)task; (void)index; (void)type; (void)value;
+#endif
+}
+
+/* TimerEvent: Software timer, or a function call pended to the timer task. Any context (ISR-safe), never blocks; a full ring counts a drop. */
+static inline void tw_timer_at(uint32_t ts, uint16_t timer, uint8_t type, uint8_t command, uint32_t value)
+{
+#if TW_CFG_TRACE && TW_CFG_EV_TIMER
+  if (TW_TRACE_ON(TW_EV_TIMER)) {
+    uint32_t w_[3];
+    w_[0] = ts;
+    w_[1] = (uint32_t)timer | (uint32_t)type << 16 | (uint32_t)command << 24;
+    w_[2] = (uint32_t)value;
+    TW_TRACE_PUT(TW_EV_TIMER, w_, 3);
+  }
+#else
+  (void)ts; (void)timer; (void)type; (void)command; (void)value;
+#endif
+}
+static inline void tw_timer(uint16_t timer, uint8_t type, uint8_t command, uint32_t value)
+{
+#if TW_CFG_TRACE && TW_CFG_EV_TIMER
+  if (TW_TRACE_ON(TW_EV_TIMER)) {
+    uint32_t ts = TW_TRACE_NOW();
+    uint32_t w_[3];
+    w_[0] = ts;
+    w_[1] = (uint32_t)timer | (uint32_t)type << 16 | (uint32_t)command << 24;
+    w_[2] = (uint32_t)value;
+    TW_TRACE_PUT(TW_EV_TIMER, w_, 3);
+  }
+#else
+  (void)timer; (void)type; (void)command; (void)value;
+#endif
+}
+
+/* StreamBufferEvent: Stream or message buffer operation. Any context (ISR-safe), never blocks; a full ring counts a drop. */
+static inline void tw_sbuf_at(uint32_t ts, uint16_t sbuf, uint8_t type, uint32_t bytes)
+{
+#if TW_CFG_TRACE && TW_CFG_EV_SBUF
+  if (TW_TRACE_ON(TW_EV_SBUF)) {
+    uint32_t w_[3];
+    w_[0] = ts;
+    w_[1] = (uint32_t)sbuf | (uint32_t)type << 16;
+    w_[2] = (uint32_t)bytes;
+    TW_TRACE_PUT(TW_EV_SBUF, w_, 3);
+  }
+#else
+  (void)ts; (void)sbuf; (void)type; (void)bytes;
+#endif
+}
+static inline void tw_sbuf(uint16_t sbuf, uint8_t type, uint32_t bytes)
+{
+#if TW_CFG_TRACE && TW_CFG_EV_SBUF
+  if (TW_TRACE_ON(TW_EV_SBUF)) {
+    uint32_t ts = TW_TRACE_NOW();
+    uint32_t w_[3];
+    w_[0] = ts;
+    w_[1] = (uint32_t)sbuf | (uint32_t)type << 16;
+    w_[2] = (uint32_t)bytes;
+    TW_TRACE_PUT(TW_EV_SBUF, w_, 3);
+  }
+#else
+  (void)sbuf; (void)type; (void)bytes;
+#endif
+}
+
+/* SchedEvent: Scheduler and tick. Any context (ISR-safe), never blocks; a full ring counts a drop. */
+static inline void tw_sched_at(uint32_t ts, uint8_t type, uint32_t value)
+{
+#if TW_CFG_TRACE && TW_CFG_EV_SCHED
+  if (TW_TRACE_ON(TW_EV_SCHED)) {
+    uint32_t w_[3];
+    w_[0] = ts;
+    w_[1] = (uint32_t)type;
+    w_[2] = (uint32_t)value;
+    TW_TRACE_PUT(TW_EV_SCHED, w_, 3);
+  }
+#else
+  (void)ts; (void)type; (void)value;
+#endif
+}
+static inline void tw_sched(uint8_t type, uint32_t value)
+{
+#if TW_CFG_TRACE && TW_CFG_EV_SCHED
+  if (TW_TRACE_ON(TW_EV_SCHED)) {
+    uint32_t ts = TW_TRACE_NOW();
+    uint32_t w_[3];
+    w_[0] = ts;
+    w_[1] = (uint32_t)type;
+    w_[2] = (uint32_t)value;
+    TW_TRACE_PUT(TW_EV_SCHED, w_, 3);
+  }
+#else
+  (void)type; (void)value;
 #endif
 }
 

@@ -33,9 +33,14 @@ extern "C" {
 
 typedef uint32_t (*tw_klog_timer_fn)(void);
 
-/* The global logger, for statistics (tw_logger_stats / _reset) and for
- * consumers that want the generic calls. Any context. */
+/* The global logger (core 0's on SMP), for statistics (tw_logger_stats /
+ * _reset) and for consumers that want the generic calls. Any context. */
 struct tw_logger *tw_klog_logger(void);
+/* SMP (TW_CFG_CORES > 1): the logger of core `core` (NULL out of range);
+ * events recorded on a core go to its logger. Any context. */
+struct tw_logger *tw_klog_logger_of(uint32_t core);
+/* The logger of the calling core. Any context. */
+struct tw_logger *tw_klog_here(void);
 
 /* Current timestamp from the logger's source: the custom timer if one is
  * set, else tw_port_timestamp(). Any context. */
@@ -93,6 +98,8 @@ uintptr_t tw_klog_collector(void);
 int tw_klog_get(struct tw_logger_rec *rec, uint32_t *buf, uint32_t cap);
 int tw_klog_get_wait(struct tw_logger_rec *rec, uint32_t *buf, uint32_t cap,
                      uint32_t timeout);
+/* As tw_logger_take_drops on the global logger. Consumer thread. */
+uint32_t tw_klog_take_drops(void);
 
 #ifdef __cplusplus
 }

@@ -15,6 +15,14 @@
 #  define TW_CFG_KLOG_CAPACITY 128
 #endif
 
+/* SMP: one logger (ring) per core, each TW_CFG_KLOG_CAPACITY words; an
+ * event goes to the ring of the core it happens on (tw_port_core_id()),
+ * each ring is streamed as its own logger instance (the host's "core").
+ * 1..8. */
+#ifndef TW_CFG_CORES
+#  define TW_CFG_CORES 1
+#endif
+
 /* Predefined events, each enabled independently (1 = recorded). */
 #ifndef TW_CFG_KLOG_CONTEXT_SWITCH
 #  define TW_CFG_KLOG_CONTEXT_SWITCH 1

@@ -21,6 +21,8 @@
 #ifndef TRACEWIRE_LOGGER_H
 #define TRACEWIRE_LOGGER_H
 
+#include "tracewire/cdefs.h"
+
 #include <stdint.h>
 #include "tracewire/error.h"
 
@@ -61,7 +63,7 @@ struct tw_logger {
 
 /* A zero-filled static ring and a logger over it, usable without init. */
 #define TW_LOGGER_DEFINE(name, words)                                          \
-  _Static_assert((words) >= 2 && ((words) & ((words) - 1)) == 0,               \
+  TW_STATIC_ASSERT((words) >= 2 && ((words) & ((words) - 1)) == 0,               \
                  "logger capacity must be a power of two >= 2");               \
   static uint32_t name##_ring[(words)];                                        \
   struct tw_logger name = TW_LOGGER_INITIALIZER(name##_ring, (words))
@@ -110,11 +112,26 @@ int tw_logger_put(struct tw_logger *l, uint16_t id, const uint32_t *data,
 int tw_logger_get(struct tw_logger *l, struct tw_logger_rec *rec,
                   uint32_t *buf, uint32_t cap);
 
-/* As tw_logger_get(), blocking up to `timeout` port ticks (tw_port_ticks;
+/* As tw_logger_get(), blocking up to `timeout` ticks of the installed waiter
+ * (tw_port_set_waiter; else the port's tw_port_ticks:
  * ms on POSIX) for an event; TW_WAIT_FOREVER never times out. Returns 0
  * only on timeout. Consumer thread only. */
 int tw_logger_get_wait(struct tw_logger *l, struct tw_logger_rec *rec,
                        uint32_t *buf, uint32_t cap, uint32_t timeout);
+
+/* Words in use (committed or being written), as one relaxed look at both
+ * indices: a snapshot for deciding when to look again ("has the collector
+ * caught up?"), not a count to rely on. Any context. */
+static inline uint32_t tw_logger_used(const struct tw_logger *l)
+{
+  return __atomic_load_n(&l->head, __ATOMIC_RELAXED) - __atomic_load_n(&l->tail, __ATOMIC_RELAXED);
+}
+
+/* Take the drops not yet attached to an event (they are then the
+ * caller's to report; each drop is reported exactly once, here or with a
+ * later event). The streamer announces them before TRACE_STOP. Consumer
+ * thread. */
+uint32_t tw_logger_take_drops(struct tw_logger *l);
 
 /* Snapshot of the counters. Consumer thread (walks the committed events). */
 void tw_logger_stats(struct tw_logger *l, struct tw_logger_stats *st);

@@ -590,9 +590,10 @@ struct tw_mti_plugin_abi {
 typedef struct TW_TraceContext TW_TraceContext;
 
 #define TW_TraceContext_IFNAME "tracewire::TraceContext"
-#define TW_TraceContext_IFREVISION 1u
+#define TW_TraceContext_IFREVISION 2u
 
 struct tw_event; /* tracewire/event.h */
+struct tw_rtos;  /* tracewire/model/rtos.h */
 
 struct TW_TraceContext_vtbl {
   ESLAPI_CAINTERFACE_METHODS(eslapi_CAInterface);
@@ -609,6 +610,13 @@ struct TW_TraceContext_vtbl {
   /* Component of the current event (NULL outside event callbacks). */
   const MTI_ComponentTraceInterface *(*GetCurrentComponent)(const TW_TraceContext *self);
   /* since 1 */
+  /* The RTOS state model (tracewire/model/rtos.h: names, task states,
+   * objects, cores; docs/model.md), kept from this call on for every
+   * component. Query it, or observe it (tw_rtos_observe) from
+   * RegisterSimulation: its changes for an event come before the event's
+   * callbacks. Never NULL; lives as long as the simulation. */
+  struct tw_rtos *(*GetModel)(const TW_TraceContext *self);
+  /* since 2 */
   /* The plugin could not do its job (its output could not be written, a
    * file could not be opened): the host says "tracewire: WHO: WHAT" on
    * stderr and ends with a failure exit status. Any time. */

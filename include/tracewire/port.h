@@ -49,11 +49,44 @@ void tw_port_wait(uint32_t *word, uint32_t expect, uint32_t ticks);
  * including interrupt handlers (POSIX: async-signal-safe). */
 void tw_port_wake(uint32_t *word);
 
+/* SMP builds only (TW_CFG_CORES > 1, tracewire/klog_config.h): the index
+ * of the core running the caller, 0..TW_CFG_CORES-1; any context, cheap
+ * (every event asks). Supplied by the RTOS integration (FreeRTOS:
+ * portGET_CORE_ID(), src/port/freertos/), never called otherwise. An
+ * event recorded while its task migrates lands in either core's ring:
+ * both are multi-producer, nothing is lost. */
+uint32_t tw_port_core_id(void);
+
 /* Mask interrupts (and on POSIX, signals plus other threads) and return a
  * key restoring the previous state. Nestable through the key. Any context.
  * Used by the core only where CAS is not lock-free. */
 uint32_t tw_port_irq_lock(void);
 void tw_port_irq_unlock(uint32_t key);
+
+/* ---- pluggable sleeping -------------------------------------------------------
+ * How the collector sleeps and is woken can be replaced at run time, for
+ * an RTOS whose tasks must block through the scheduler (a futex or WFE
+ * would stop the whole system: docs/porting-freertos.md). The core (the
+ * logger's get_wait and wake-up, the streamer's back-off) calls the
+ * installed waiter, or the port's tw_port_ticks/wait/wake when none is.
+ * Same contracts as those three; wake is called by producers in any
+ * context, including inside an RTOS's own trace hooks, and must not
+ * block. src/port/freertos/ installs one (task notifications). */
+struct tw_waiter {
+  uint32_t (*ticks)(void);
+  void (*wait)(uint32_t *word, uint32_t expect, uint32_t ticks);
+  void (*wake)(uint32_t *word);
+};
+
+/* Install w (all three functions set), or NULL for the port's own. The
+ * struct must outlive its use. Thread context, before the collector and
+ * the producers run (or while none sleeps). */
+void tw_port_set_waiter(const struct tw_waiter *w);
+
+/* What the core calls: the waiter's function, or the port's. */
+uint32_t tw__ticks(void);
+void tw__wait(uint32_t *word, uint32_t expect, uint32_t ticks);
+void tw__wake(uint32_t *word);
 
 /* Cortex-M port only: enable the DWT cycle counter (TRCENA, CYCCNTENA).
  * Call once at boot, before the first timestamp. Thread context. */

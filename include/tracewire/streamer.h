@@ -20,9 +20,15 @@
 #ifndef TRACEWIRE_STREAMER_H
 #define TRACEWIRE_STREAMER_H
 
+#include "tracewire/cdefs.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include "tracewire/uia.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* 1: MinEventPkt (2-word header: device = endpoint & 0x1F, no logger ids,
  * no destination) for small targets; 0: EventPkt (4-word header). */
@@ -39,7 +45,7 @@
 #else
 #define TW_STREAMER_HDR_BYTES TW_EVPKT_HDR_BYTES
 #endif
-_Static_assert(TW_CFG_MAX_PKT_BYTES % 4 == 0 &&
+TW_STATIC_ASSERT(TW_CFG_MAX_PKT_BYTES % 4 == 0 &&
                TW_CFG_MAX_PKT_BYTES >= TW_STREAMER_HDR_BYTES + TW_FOOTER_BYTES + 64 &&
                TW_CFG_MAX_PKT_BYTES <= TW_EVPKT_MAX_BYTES,
                "event packet must hold a snapshot record with a short name");
@@ -63,6 +69,9 @@ struct tw_source {
                   uint32_t timeout);
   uint32_t (*now)(void *ctx);               /* the 32-bit clock events carry */
   void (*set_mask)(void *ctx, uint32_t mask); /* may be NULL */
+  /* drops not yet attached to an event, taken (so STOP can announce
+   * them before TRACE_STOP); may be NULL */
+  uint32_t (*take_drops)(void *ctx);
   void *ctx;
   uint32_t capacity_words;
   uint32_t freq_hz;
@@ -90,6 +99,9 @@ struct tw_streamer_cfg {
   uint32_t flush_ticks;   /* a partial packet waits at most this long at
                              congestion 0 (clock ticks); 0 = no timed flush */
   uint32_t initial_mask;  /* mask START puts in force */
+  /* 1: another streamer of the same endpoint (core 0's on SMP) sends the
+   * names and custom declarations; this one sends events only */
+  uint8_t secondary;
 };
 
 struct tw_streamer_stats {
@@ -130,6 +142,8 @@ struct tw_streamer {
   uint32_t poff;              /* bytes of a STR/BLOB event already sent */
   uint32_t stop_reason;
   uint32_t stop_budget;       /* events STOP may still drain */
+  uint32_t names_sent;        /* name table entries already sent this recording */
+  uint32_t lost_sent;         /* tw_name_lost() last reported (NAMES_LOST) */
   /* sized for the largest logger event so a get never leaves one stuck */
   uint32_t pdata[TW_EVENT_MAX_DATA];
   struct tw_streamer_stats st;
@@ -140,12 +154,17 @@ struct tw_streamer {
 int tw_streamer_init(struct tw_streamer *s, const struct tw_streamer_cfg *cfg);
 
 /* Queue START: trace mask := s->mask; records SYNC (the clock) and
- * TRACE_START in one packet, then every NAME and every CUSTOM_DECL. While
- * recording: SYNC and the names only. Collector thread. Returns 0 or
- * TW_EBUSY (work queue full). */
+ * TRACE_START in one packet, then every NAME and every CUSTOM_DECL, and
+ * NAMES_LOST when the name table refused registrations. While recording:
+ * SYNC and the names only. Names registered while recording follow as
+ * NAME records, each before the first event recorded after it (and
+ * NAMES_LOST again when the refused count grows). Collector thread.
+ * Returns 0 or TW_EBUSY (work queue full). */
 int tw_streamer_start(struct tw_streamer *s);
-/* Queue STOP: mask := 0 at once, the ring is drained, TRACE_STOP (reason)
- * is written and the partial packet flushed. Collector thread. */
+/* Queue STOP: mask := 0 at once, the ring is drained, the drops that no
+ * event carried yet are announced in a DROPS record, TRACE_STOP (reason)
+ * is written and the partial packet flushed: every drop of the recording
+ * is announced before its TRACE_STOP. Collector thread. */
 int tw_streamer_stop(struct tw_streamer *s, uint32_t reason);
 /* Queue a dump of the name table and custom declarations; *names and *decls
  * receive how many records that will be (may be NULL). */
@@ -176,7 +195,14 @@ void tw_streamer_stats(const struct tw_streamer *s, struct tw_streamer_stats *st
 void tw_streamer_reset_stats(struct tw_streamer *s);
 static inline int tw_streamer_running(const struct tw_streamer *s) { return s->running; }
 
-/* The kernel event logger as a source (src/target/source_klog.c). */
+/* The kernel event logger as a source (src/target/source_klog.c): core
+ * 0's, or (SMP, TW_CFG_CORES > 1) core `core`'s, one streamer per core
+ * with instance_id = core; 0 or TW_EINVAL for a core out of range. */
 void tw_source_klog(struct tw_source *src);
+int tw_source_klog_core(struct tw_source *src, uint32_t core);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

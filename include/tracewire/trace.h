@@ -17,7 +17,7 @@
  * predefined task names.
  *
  * Custom events: declare them at run time (tw_custom_declare) with an id
- * the vocabulary does not use (18..32 keeps a mask bit), then record them
+ * the vocabulary does not use (28..32 keeps a mask bit), then record them
  * with tw_custom(). Declarations travel in-band as CUSTOM_DECL records.
  *
  * Freestanding; no allocation: the tables are static arrays sized by
@@ -30,6 +30,10 @@
 #include <stdint.h>
 #include "tracewire/error.h"
 #include "tracewire/vocab.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 #ifndef TW_CFG_NAMES
 #define TW_CFG_NAMES 48       /* registered names (a rename takes a new slot) */
@@ -80,15 +84,23 @@ struct tw_name_entry {
 /* Name object `number` of `kind`. name is copied (truncated to
  * TW_CFG_NAME_MAX - 1 bytes). Registering a number again renames it (the
  * host keeps the last NAME record). Returns 0, TW_EINVAL (kind out of
- * range, NULL or empty name), TW_ENOSPC (table full). Thread context;
- * registrations are published to the collector in order (release). */
+ * range, NULL or empty name), TW_ENOSPC (table full: counted, see
+ * tw_name_lost). Thread context, or an RTOS hook inside a critical
+ * section; registrations are published to the collector in order
+ * (release), and one registered while recording goes out as a NAME record
+ * before any event the registering code records after it. */
 int tw_name_register(enum tw_obj_kind kind, uint16_t number, const char *name, uint8_t prio);
 
 /* Entries 0..n-1 are complete and never change: the two predefined task
  * names (EnterInt, LeaveInt) followed by the registered ones. Any context. */
 uint32_t tw_name_count(void);
 const struct tw_name_entry *tw_name_at(uint32_t i);
-/* Forget every registered name (tests; thread context, tracing stopped). */
+/* Registrations refused because the table was full (TW_ENOSPC), since
+ * start-up or the last reset: the streamer reports it in the trace
+ * (NAMES_LOST records), so a missing name is never silent. Any context. */
+uint32_t tw_name_lost(void);
+/* Forget every registered name and the lost count (tests; thread context,
+ * tracing stopped). */
 void tw_name_reset(void);
 
 /* ---- custom events ------------------------------------------------------- */
@@ -136,5 +148,9 @@ static inline uint32_t tw_word_f32(float v) { return tw_f32_to_bits(v); }
  * native-order words } and leave the target as snapshot records holding
  * the bytes. Same mask rule and context as tw_custom(). */
 void tw_custom_bytes(uint16_t id, const void *data, uint32_t len);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

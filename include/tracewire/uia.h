@@ -21,9 +21,15 @@
 #ifndef TRACEWIRE_UIA_H
 #define TRACEWIRE_UIA_H
 
+#include "tracewire/cdefs.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include "tracewire/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* ---- byte order -------------------------------------------------------- */
 
@@ -114,7 +120,7 @@ enum tw_rec_type {
 typedef struct tw_pkt_hdr {
   uint32_t word1, word2, word3, word4;
 } tw_pkt_hdr;
-_Static_assert(sizeof(tw_pkt_hdr) == 16, "UIA packet header is 4 words");
+TW_STATIC_ASSERT(sizeof(tw_pkt_hdr) == 16, "UIA packet header is 4 words");
 
 #define TW_MSG_HDR_BYTES     16u
 #define TW_EVPKT_HDR_BYTES   16u
@@ -305,7 +311,7 @@ int tw_record_encode(uint32_t *dst, size_t cap_words, uint32_t seq, int with_ts,
 #ifndef TW_CFG_SNAP_MAX_REC_BYTES
 #define TW_CFG_SNAP_MAX_REC_BYTES 256
 #endif
-_Static_assert(TW_CFG_SNAP_MAX_REC_BYTES % 4 == 0 && TW_CFG_SNAP_MAX_REC_BYTES <= 2044 &&
+TW_STATIC_ASSERT(TW_CFG_SNAP_MAX_REC_BYTES % 4 == 0 && TW_CFG_SNAP_MAX_REC_BYTES <= 2044 &&
                TW_CFG_SNAP_MAX_REC_BYTES > 40, "snapshot record scratch size");
 typedef int (*tw_record_sink)(void *ctx, const uint32_t *words, size_t nwords);
 int tw_snapshot_encode(tw_record_sink emit, void *ctx, uint32_t seq, uint32_t *seq_out,
@@ -339,5 +345,9 @@ void tw_snap_reasm_init(struct tw_snap_reasm *r, uint8_t *buf, size_t cap);
  *   TW_ETOOBIG   total exceeds cap (the snapshot is skipped)
  *   TW_EINVAL    rec is not a snapshot record */
 int tw_snap_reasm_feed(struct tw_snap_reasm *r, const struct tw_record *rec);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

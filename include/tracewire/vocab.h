@@ -10,8 +10,14 @@
 #ifndef TRACEWIRE_VOCAB_H
 #define TRACEWIRE_VOCAB_H
 
+#include "tracewire/cdefs.h"
+
 #include <stddef.h>
 #include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 enum tw_marker {
   TW_MARKER_NONE, TW_MARKER_UP, TW_MARKER_DOWN, TW_MARKER_PUSH,
@@ -29,11 +35,14 @@ enum tw_field_type {
   TW_FT_I8, TW_FT_I16, TW_FT_I32, TW_FT_F32
 };
 
-/* Numbered object kinds; also the wire value of NAME.kind. */
+/* Numbered object kinds; also the wire value of NAME.kind. Appended
+ * values never renumber old ones (QUEUE.. came with the FreeRTOS events:
+ * message queues, event groups, software timers, stream buffers). */
 enum tw_obj_kind {
   TW_OBJ_NONE, TW_OBJ_TASK, TW_OBJ_MUTEX, TW_OBJ_SEM, TW_OBJ_EVENT,
   TW_OBJ_MSEM, TW_OBJ_MEVENT, TW_OBJ_ASEM, TW_OBJ_RSEM, TW_OBJ_IRQ,
-  TW_OBJ_THREAD, TW_OBJ_OBJKIND, TW_OBJ_COUNT
+  TW_OBJ_THREAD, TW_OBJ_OBJKIND, TW_OBJ_QUEUE, TW_OBJ_EGROUP, TW_OBJ_TIMER,
+  TW_OBJ_SBUF, TW_OBJ_COUNT
 };
 
 /* Record module ids (bottom 16 bits of the id word). */
@@ -131,6 +140,10 @@ static inline float tw_f32_from_bits(uint32_t bits)
   return x.f;
 }
 
-_Static_assert(sizeof(float) == sizeof(uint32_t), "F32 fields need a 32-bit float");
+TW_STATIC_ASSERT(sizeof(float) == sizeof(uint32_t), "F32 fields need a 32-bit float");
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -1,46 +1,47 @@
-/* The analysis engine's state, shared by engine.c, query.c, output.c. */
+/* The analysis engine's state, shared by engine.c, detect.c, query.c,
+ * output.c and report.c. What events mean comes from the RTOS state model
+ * (tracewire/model/rtos.h); this is what the analyses add to it: time
+ * series, distributions, counts and the detectors' episodes. Tasks,
+ * objects and cores are kept by the model's dense ids. */
 #ifndef TW_ANALYSIS_INTERNAL_H
 #define TW_ANALYSIS_INTERNAL_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include "tracewire/analysis/analysis.h"
+#include "tracewire/model/rtos.h"
 
-enum { TW_AN_ID_INTERRUPT = 2, TW_AN_ID_TASK_SWITCH = 4, TW_AN_ID_MUTEX = 5,
-       TW_AN_ID_LAST_RTOS = 17, TW_AN_ID_DROPS = 0x103, TW_AN_ID_NAME = 0x104 };
-#define TW_AN_MAX_NEST 32
 #define TW_AN_MAX_LOSSES 4096
 #define TW_AN_MAX_TYPES 8
-
-struct an_kind {
-  uint8_t valid, has_task, obj_kind;
-  enum tw_marker marker[TW_AN_MAX_TYPES];
-  enum tw_marker default_marker;
-};
+#define TW_AN_INV_MID 6
 
 struct an_task {
-  uint8_t used, seen, state, wait_kind;
-  uint16_t num;
-  int prio;                  /* cached for detectors; -1 unknown */
-  uint32_t wait_obj;
-  uint64_t since, epoch;     /* state entered at; loss epoch then */
+  const struct tw_rtos_task *t;  /* NULL: slot unused */
+  int core;                      /* home core: where it last ran, else where first seen */
+  uint8_t seen;                  /* took part in an event, not only named */
+  uint8_t state;                 /* enum tw_an_state now (DELETED: left the analyses) */
+  uint64_t since;                /* of that state */
   uint64_t ns[TW_AN_NSTATES];
-  uint64_t cpu_ns, intr_ns, switches_in; /* intr_ns: interrupts while it was running */
+  uint64_t cpu_ns, intr_ns;      /* charged by the engine up to its end of trace */
+  uint64_t switches_in;
   uint64_t rel_t;
   int rel_pending;
   struct tw_hist *latency;
   uint64_t *win;
-  /* priority inversion episode while blocked on a mutex */
-  int inv_on, inv_seen, ninv_mid;
+  /* priority inversion episode while blocked on a lock (mutex, binary semaphore) */
+  int inv_on, inv_seen, ninv_mid, inv_listed;
   uint64_t inv_first, inv_last, inv_seg, inv_ns, inv_epoch;
-  uint16_t inv_owner, inv_mid[6];
-  uint32_t inv_mutex;
+  uint16_t inv_owner, inv_mid[TW_AN_INV_MID];
+  uint8_t inv_kind;
+  uint32_t inv_obj;
 };
 
 struct an_frame {
-  uint64_t start, give_t;
-  uint32_t irq;
-  int depth, have_give, announced;
+  uint64_t give_t;
+  int have_give, announced;
+  uint16_t enter_id;             /* the event that entered it, for its glyph */
+  uint32_t enter_type;
+  enum tw_marker enter_marker;
 };
 
 struct an_irq {
@@ -52,53 +53,63 @@ struct an_irq {
 };
 
 struct an_core {
-  int used;
+  const struct tw_rtos_core *mc; /* NULL: slot unused */
   char *name;
-  uint16_t running;
-  int depth, max_nesting;
-  struct an_frame frames[TW_AN_MAX_NEST];
-  struct an_task *tasks;
-  size_t ntasks;
+  const struct tw_rtos_task *last_run; /* last known running task (switch counting) */
+  struct an_frame frames[TW_RTOS_MAX_NEST];
   struct an_irq *irqs;
   size_t nirqs, nirqs_used;
-  uint64_t t0, t1, last_t, events, switches, isr_ns, unknown_ns;
-  uint64_t overflow, unmatched, backwards;
-  uint64_t epoch;
-  uint64_t pending_loss[TW_AN_NCAUSES];
-  int pending_loss_n;
-  size_t nmutex_blocked;
+  int in_span;                   /* has had an event the analyses count */
+  int named_now;                 /* the event being fed named an interrupt frame */
+  uint64_t t0, t1, events, switches, isr_ns, unknown_ns;
+  uint64_t last_t;               /* time charged up to */
+  int own_irq;                   /* who time goes to now: irq index, or -1 */
+  const struct tw_rtos_task *own_task; /* else this task, else unknown */
   struct tw_hist *latency;
-  uint64_t win_w;            /* window width, ns */
+  uint64_t win_w;                /* window width, ns */
+  uint64_t win_cur, win_cur_end; /* the window holding last_t, and where it ends */
   uint64_t win_switches[TW_AN_WINDOWS], win_unknown[TW_AN_WINDOWS];
 };
 
 struct an_obj {
-  uint8_t used, owner_core;
-  uint16_t owner;
-  int depth, max_depth;
-  uint64_t lock_t;
+  const struct tw_rtos_obj *o;   /* NULL: slot unused */
   uint64_t count[TW_AN_MAX_TYPES];
-  uint64_t blocks, releases, contended, lost_unlocks;
+  uint64_t locks, unlocks, inc_locks, dec_locks;
+  uint64_t blocks, releases, contended;
+  int max_depth;
   struct tw_hist *hold, *wait;
 };
 
-struct an_name {
-  char *s;
-  int prio, have_prio;
+/* What the engine does with an event of a meaning row, worked out once
+ * from the row (engine.c, acts_init) so an event is a table read. */
+struct an_act {
+  uint8_t type;        /* the marker-field value the row is for; 0xFF: read it */
+  uint8_t lock_ctr;    /* 1 locks, 2 unlocks, 3 inc_locks, 4 dec_locks, 0 none */
+  uint8_t block, release, give, ready, irq_name;
+  uint8_t in_span;     /* counted in the core's span (not recording control) */
+  uint8_t item;        /* drawn as an event item (not a frame, name or loss) */
 };
 
 struct tw_an {
   struct tw_an_cfg cfg;
-  int finished;
+  struct an_act *acts;           /* by meaning row */
+  struct tw_rtos *m;
+  int own_model, finished;
+  int err;                       /* first error (TW_ENOMEM), sticky */
   tw_an_observer obs;
   void *obs_ctx;
-  struct an_kind kinds[TW_AN_ID_LAST_RTOS + 1];
-  struct an_core *cores;
-  size_t ncores, ncores_cap; /* cores 0..ncores-1 (some maybe unused) */
-  struct an_obj *objs[TW_OBJ_COUNT];
-  size_t nobjs[TW_OBJ_COUNT];
-  struct an_name *names[TW_OBJ_COUNT];
-  size_t nnames[TW_OBJ_COUNT];
+  void (*on_core)(void *ctx, struct tw_an *a, int core);
+  void *on_core_ctx;
+  struct an_core *cores;         /* by model core id */
+  size_t ncores, ncores_used;    /* capacity; 1 + the highest id in use */
+  const struct tw_rtos_core *last_mc; /* the core of the last change, found */
+  struct an_core *last_core;
+  struct an_task *tasks;         /* by model task id */
+  size_t ntasks;
+  struct an_obj *objs;           /* by model object id */
+  size_t nobjs;
+  uint32_t *inv_list;            /* task ids blocked on a lock now */
+  size_t ninv, capinv;
   struct tw_an_finding *findings;
   size_t nfind, nfind_cap;
   size_t open_dl[64];
@@ -109,26 +120,45 @@ struct tw_an {
   uint64_t lost[TW_AN_NCAUSES];
 };
 
-struct an_task *tw__an_task(struct tw_an *a, struct an_core *c, uint32_t num);
-struct an_obj *tw__an_obj(struct tw_an *a, unsigned kind, uint32_t num);
-struct an_core *tw__an_core(struct tw_an *a, int core);
+/* Allocation failures a test injects: the Nth allocation from now fails
+ * (0: none). Not thread-safe; tests only. */
+extern unsigned long tw__an_fail_alloc;
+
+void *tw__an_calloc(struct tw_an *a, size_t n, size_t size);
+int tw__an_grow(struct tw_an *a, void *arrp, size_t *n, size_t need, size_t elem);
+void tw__an_hist_add(struct tw_an *a, struct tw_hist **h, uint64_t v);
 void tw__an_win_halve(uint64_t *w);
-void tw__an_kinds_init(struct tw_an *a);
+void tw__an_emit(struct tw_an *a, const struct tw_an_item *it);
+struct an_task *tw__an_task_slow(struct tw_an *a, const struct tw_rtos_task *t);
+struct an_obj *tw__an_obj_slow(struct tw_an *a, const struct tw_rtos_obj *o);
 
-static inline const struct an_kind *tw__an_kind(const struct tw_an *a, uint16_t id)
+/* The engine's data of a model task or object: a load when it is there. */
+static inline struct an_task *tw__an_task_of(struct tw_an *a, const struct tw_rtos_task *t)
 {
-  return id <= TW_AN_ID_LAST_RTOS && a->kinds[id].valid ? &a->kinds[id] : NULL;
+  if (t && t->id < a->ntasks && a->tasks[t->id].t)
+    return &a->tasks[t->id];
+  return tw__an_task_slow(a, t);
 }
 
-static inline enum tw_marker tw__an_marker(const struct tw_an *a, uint16_t id, uint32_t type)
+static inline struct an_obj *tw__an_obj_of(struct tw_an *a, const struct tw_rtos_obj *o)
 {
-  const struct an_kind *k = tw__an_kind(a, id);
-  if (!k)
-    return TW_MARKER_NONE;
-  if (id == TW_AN_ID_TASK_SWITCH)
-    return type == 0xFFFE ? TW_MARKER_UP : type == 0xFFFF ? TW_MARKER_DOWN : TW_MARKER_PUSH;
-  return type < TW_AN_MAX_TYPES ? k->marker[type] : k->default_marker;
+  if (o && o->id < a->nobjs && a->objs[o->id].o)
+    return &a->objs[o->id];
+  return tw__an_obj_slow(a, o);
 }
+enum tw_an_state tw__an_state_of(const struct tw_rtos_phase *p);
+void tw__an_add_finding(struct tw_an *a, const struct tw_an_finding *f);
+
+/* detect.c */
+void tw__an_inv_block(struct tw_an *a, int core, struct an_task *h, uint64_t now);
+void tw__an_inv_unblock(struct tw_an *a, int core, struct an_task *h, uint64_t now);
+void tw__an_inv_eval(struct tw_an *a, int core, uint64_t now);
+void tw__an_deadlock_check(struct tw_an *a, int core, struct an_task *t, uint64_t now);
+void tw__an_deadlock_release(struct tw_an *a, int core, struct an_task *t, uint64_t now);
+void tw__an_starve_check(struct tw_an *a, int core, struct an_task *t, uint64_t since,
+                         uint64_t epoch, uint64_t now);
+void tw__an_finish_detectors(struct tw_an *a);
+int tw__an_is_lock(const struct tw_rtos_obj *o);
 
 void tw__an_finding_text(const struct tw_an *a, const struct tw_an_finding *fd, char *buf,
                          size_t cap);

@@ -1,168 +1,175 @@
 /*
  * The analysis engine: one pass, bounded state (docs/analyses.md).
  *
- * Per core it keeps the running task, a stack of interrupt frames and, per
- * task number, the task's state with the time it entered it. Every change
- * of "who owns the CPU" (a task switch, EnterInt, LeaveInt) first charges
- * the elapsed time to the previous owner (the innermost interrupt, else the
- * running task) and to the current CPU-load window. Windows are a fixed
- * array whose width doubles (pairs merge) when time runs past its end, so
- * the per-owner load-over-time series stays TW_AN_WINDOWS long whatever
- * the trace length.
+ * The engine feeds the RTOS state model (tracewire/model/rtos.h) and
+ * builds its results from the model's changes; it decides nothing about
+ * what an event means. What it adds:
  *
- * Task states follow the events: TASK_SWITCH makes its task RUNNING and
- * the previous one READY (preempted) - or SUSPENDED when the new task has
- * a lower priority, because a priority scheduler only does that when the
- * old task stopped wanting the CPU (a delay or suspension the trace does
- * not show). Events whose marker is a block (UpBlock, DownBlock, Wait)
- * block their task on their object; UpPush (ToTask), a mutex handed over
- * by Lock, an anti-semaphore Release, or the task simply being switched
- * in, release it.
+ *   time      every change of who owns a core (a switch, an interrupt
+ *             entered, named or left, a loss) first charges the elapsed
+ *             time to the previous owner (the innermost interrupt, else the
+ *             running task, else "untraced") and to the current CPU-load
+ *             window. Windows are a fixed array whose width doubles (pairs
+ *             merge) when time runs past its end, so the load-over-time
+ *             series stays TW_AN_WINDOWS long whatever the trace length.
+ *             The engine's span is its events' (the model's events apart
+ *             from recording control), which it charges up to at the end.
+ *   states    per task the time in each state (a task blocked on a reason
+ *             the trace does not show, or suspended, is "suspended");
+ *             state intervals go to the observer (the HTML report)
+ *   objects   per object the counts of its operations, blocks, releases,
+ *             the wait (blocked time) and mutex hold distributions
+ *   latency   a task released while an interrupt frame is active gets a
+ *             pending release time (the frame's last give, else the
+ *             release): when it next runs, the difference is a sample
+ *   loss      each gap is a loss entry; findings whose state began before
+ *             a gap are flagged (detect.c)
  *
- * Objects (mutexes, semaphores, ...) are global by kind and number; names
- * and priorities come from NAME events. Distributions go into log-bucket
- * histograms (hist.c), allocated on first use.
- *
- * Detectors run inline: priority inversion and deadlock on the state
- * changes that can start or end them, starvation when a ready task finally
- * runs, and the end-of-trace checks in tw_an_finish(). Loss (DROPS records,
- * packet gaps) advances a per-core epoch; a finding whose state began in
- * an earlier epoch than it ended is flagged across_gap.
+ * Allocation failures are counted, never dropped silently: tw_an_feed
+ * returns TW_ENOMEM, tw_an_error() and the output writers report it.
  */
 #include <stdlib.h>
 #include <string.h>
 #include "an_internal.h"
 #include "tracewire/error.h"
 
-/* ---- small helpers --------------------------------------------------------- */
+unsigned long tw__an_fail_alloc;
 
-static void *grow(void *p, size_t *cap, size_t need, size_t elem)
+/* ---- allocation -------------------------------------------------------------- */
+
+static int inject_failure(void)
 {
-  if (need <= *cap)
-    return p;
-  size_t n = *cap ? *cap : 8;
-  while (n < need)
-    n *= 2;
-  void *q = realloc(p, n * elem);
-  if (!q)
-    return NULL;
-  memset((char *)q + *cap * elem, 0, (n - *cap) * elem);
-  *cap = n;
-  return q;
+  return tw__an_fail_alloc && --tw__an_fail_alloc == 0;
 }
 
-static struct tw_hist *hist_get(struct tw_hist **h)
+void *tw__an_calloc(struct tw_an *a, size_t n, size_t size)
+{
+  void *p = inject_failure() ? NULL : calloc(n, size);
+  if (!p && a && !a->err)
+    a->err = TW_ENOMEM;
+  return p;
+}
+
+/* Grows *arrp (n elements of elem bytes) to hold index need - 1, zeroed. */
+int tw__an_grow(struct tw_an *a, void *arrp, size_t *n, size_t need, size_t elem)
+{
+  void **arr = arrp;
+  size_t cap = *n ? *n : 8;
+  char *p;
+  if (need <= *n)
+    return 0;
+  while (cap < need)
+    cap *= 2;
+  if (inject_failure() || !(p = realloc(*arr, cap * elem))) {
+    if (!a->err)
+      a->err = TW_ENOMEM;
+    return TW_ENOMEM;
+  }
+  memset(p + *n * elem, 0, (cap - *n) * elem);
+  *arr = p;
+  *n = cap;
+  return 0;
+}
+
+void tw__an_hist_add(struct tw_an *a, struct tw_hist **h, uint64_t v)
 {
   if (!*h)
-    *h = calloc(1, sizeof **h);
-  return *h;
-}
-
-static void hist_add(struct tw_hist **h, uint64_t v)
-{
-  if (hist_get(h))
+    *h = tw__an_calloc(a, 1, sizeof **h);
+  if (*h)
     tw_hist_add(*h, v);
 }
 
-struct an_task *tw__an_task(struct tw_an *a, struct an_core *c, uint32_t num)
-{
-  (void)a;
-  if (num >= TW_AN_NO_TASK)
-    return NULL;
-  if (num >= c->ntasks) {
-    struct an_task *t = grow(c->tasks, &c->ntasks, (size_t)num + 1, sizeof *t);
-    if (!t)
-      return NULL;
-    c->tasks = t;
-  }
-  struct an_task *t = &c->tasks[num];
-  if (!t->used) {
-    t->used = 1;
-    t->num = (uint16_t)num;
-    t->prio = -1;
-  }
-  return t;
-}
-
-struct an_obj *tw__an_obj(struct tw_an *a, unsigned kind, uint32_t num)
-{
-  if (kind >= TW_OBJ_COUNT || num > 0xFFFF)
-    return NULL;
-  if (num >= a->nobjs[kind]) {
-    struct an_obj *o = grow(a->objs[kind], &a->nobjs[kind], (size_t)num + 1, sizeof *o);
-    if (!o)
-      return NULL;
-    a->objs[kind] = o;
-  }
-  struct an_obj *o = &a->objs[kind][num];
-  if (!o->used) {
-    o->used = 1;
-    o->owner = TW_AN_NO_TASK;
-  }
-  return o;
-}
-
-struct an_core *tw__an_core(struct tw_an *a, int core)
-{
-  if (core < 0 || core > 255)
-    return NULL;
-  if ((size_t)core >= a->ncores) {
-    struct an_core *c = grow(a->cores, &a->ncores_cap, (size_t)core + 1, sizeof *c);
-    if (!c)
-      return NULL;
-    a->cores = c;
-    a->ncores = (size_t)core + 1;
-  }
-  struct an_core *c = &a->cores[core];
-  if (!c->used) {
-    c->used = 1;
-    c->running = TW_AN_NO_TASK;
-    c->win_w = 1000; /* 1 us; doubles as the trace grows */
-  }
-  return c;
-}
-
-static int task_prio(const struct tw_an *a, uint32_t task)
-{
-  if (task < a->nnames[TW_OBJ_TASK] && a->names[TW_OBJ_TASK][task].have_prio)
-    return a->names[TW_OBJ_TASK][task].prio;
-  return -1;
-}
-
-static struct an_irq *irq_get(struct an_core *c, uint32_t irq)
-{
-  for (size_t i = 0; i < c->nirqs_used; i++)
-    if (c->irqs[i].irq == irq)
-      return &c->irqs[i];
-  struct an_irq *q = grow(c->irqs, &c->nirqs, c->nirqs_used + 1, sizeof *q);
-  if (!q)
-    return NULL;
-  c->irqs = q;
-  q = &c->irqs[c->nirqs_used++];
-  q->irq = irq;
-  return q;
-}
-
-static void emit(struct tw_an *a, const struct tw_an_item *it)
+void tw__an_emit(struct tw_an *a, const struct tw_an_item *it)
 {
   if (a->obs)
     a->obs(a->obs_ctx, it);
 }
 
-/* ---- CPU accounting and windows -------------------------------------------- */
+/* ---- tables by model id -------------------------------------------------------- */
 
-static void win_merge(struct an_core *c)
+static struct an_core *core_slow(struct tw_an *a, const struct tw_rtos_core *mc)
 {
-  for (size_t i = 0; i < c->ntasks; i++)
-    if (c->tasks[i].win)
-      tw__an_win_halve(c->tasks[i].win);
-  for (size_t i = 0; i < c->nirqs_used; i++)
-    if (c->irqs[i].win)
-      tw__an_win_halve(c->irqs[i].win);
-  tw__an_win_halve(c->win_switches);
-  tw__an_win_halve(c->win_unknown);
-  c->win_w *= 2;
+  struct an_core *c;
+  if (mc->id >= a->ncores && tw__an_grow(a, &a->cores, &a->ncores, mc->id + 1, sizeof *c) < 0)
+    return NULL;
+  c = &a->cores[mc->id];
+  if (mc->id >= a->ncores_used)
+    a->ncores_used = mc->id + 1;
+  if (!c->mc) {
+    c->mc = mc;
+    c->own_irq = -1;
+    c->win_w = 1000; /* 1 us; doubles as the trace grows */
+    if (a->on_core)
+      a->on_core(a->on_core_ctx, a, (int)mc->id);
+    c = &a->cores[mc->id]; /* the hook may have grown the table (a name) */
+  }
+  a->last_mc = mc;
+  a->last_core = c;
+  return c;
 }
+
+/* Changes come in runs on one core: the last one found is kept. */
+static inline struct an_core *core_of(struct tw_an *a, const struct tw_rtos_core *mc)
+{
+  return mc == a->last_mc ? a->last_core : core_slow(a, mc);
+}
+
+struct an_task *tw__an_task_slow(struct tw_an *a, const struct tw_rtos_task *t)
+{
+  struct an_task *x;
+  if (!t)
+    return NULL;
+  if (t->id >= a->ntasks && tw__an_grow(a, &a->tasks, &a->ntasks, t->id + 1, sizeof *x) < 0)
+    return NULL;
+  x = &a->tasks[t->id];
+  if (!x->t) {
+    x->t = t;
+    x->core = t->core;
+    x->state = (uint8_t)tw__an_state_of(&t->now);
+    x->since = t->now.since;
+  }
+  return x;
+}
+
+struct an_obj *tw__an_obj_slow(struct tw_an *a, const struct tw_rtos_obj *o)
+{
+  struct an_obj *x;
+  if (!o)
+    return NULL;
+  if (o->id >= a->nobjs && tw__an_grow(a, &a->objs, &a->nobjs, o->id + 1, sizeof *x) < 0)
+    return NULL;
+  x = &a->objs[o->id];
+  x->o = o;
+  return x;
+}
+
+enum tw_an_state tw__an_state_of(const struct tw_rtos_phase *p)
+{
+  switch (p->state) {
+  case TW_RTOS_RUNNING: return TW_AN_RUNNING;
+  case TW_RTOS_READY: return TW_AN_READY;
+  case TW_RTOS_BLOCKED:
+    return p->wait == TW_RTOS_WAIT_UNSEEN ? TW_AN_SUSPENDED : TW_AN_BLOCKED;
+  case TW_RTOS_SUSPENDED: return TW_AN_SUSPENDED;
+  default: return TW_AN_UNKNOWN; /* and DELETED, which the analyses no longer follow */
+  }
+}
+
+static struct an_irq *irq_get(struct tw_an *a, struct an_core *c, uint32_t irq, int *index)
+{
+  for (size_t i = 0; i < c->nirqs_used; i++)
+    if (c->irqs[i].irq == irq) {
+      *index = (int)i;
+      return &c->irqs[i];
+    }
+  if (tw__an_grow(a, &c->irqs, &c->nirqs, c->nirqs_used + 1, sizeof *c->irqs) < 0)
+    return NULL;
+  *index = (int)c->nirqs_used;
+  c->irqs[c->nirqs_used].irq = irq;
+  return &c->irqs[c->nirqs_used++];
+}
+
+/* ---- CPU accounting and windows -------------------------------------------------- */
 
 void tw__an_win_halve(uint64_t *w)
 {
@@ -171,750 +178,634 @@ void tw__an_win_halve(uint64_t *w)
   memset(w + TW_AN_WINDOWS / 2, 0, sizeof *w * (TW_AN_WINDOWS / 2));
 }
 
+static void win_merge(struct tw_an *a, struct an_core *c)
+{
+  for (size_t i = 0; i < a->ntasks; i++)
+    if (a->tasks[i].win && a->tasks[i].core == (int)c->mc->id)
+      tw__an_win_halve(a->tasks[i].win);
+  for (size_t i = 0; i < c->nirqs_used; i++)
+    if (c->irqs[i].win)
+      tw__an_win_halve(c->irqs[i].win);
+  tw__an_win_halve(c->win_switches);
+  tw__an_win_halve(c->win_unknown);
+  c->win_w *= 2;
+}
+
+/* The end of window i; the last border may lie beyond 2^64 ns: it
+ * saturates instead of wrapping back. */
+static uint64_t win_end(const struct an_core *c, uint64_t i)
+{
+  return i + 1 > (UINT64_MAX - c->t0) / c->win_w ? UINT64_MAX : c->t0 + (i + 1) * c->win_w;
+}
+
+/* The cursor onto the window holding last_t, found by dividing (after the
+ * windows widened, or at the start); charging moves it along without. */
+static void win_seek(struct an_core *c)
+{
+  c->win_cur = (c->last_t - c->t0) / c->win_w;
+  c->win_cur_end = win_end(c, c->win_cur);
+}
+
 /* Widens the windows until t falls inside the series. Divides rather than
  * multiplies: win_w * TW_AN_WINDOWS wraps for a span near 2^64 ns (a
  * damaged timestamp), which once made this loop forever. */
-static void win_reach(struct an_core *c, uint64_t t)
+static void win_reach(struct tw_an *a, struct an_core *c, uint64_t t)
 {
-  while (t >= c->t0 && (t - c->t0) / TW_AN_WINDOWS >= c->win_w)
-    win_merge(c);
+  int merged = 0;
+  while (t >= c->t0 && (t - c->t0) / TW_AN_WINDOWS >= c->win_w) {
+    win_merge(a, c);
+    merged = 1;
+  }
+  if (merged)
+    win_seek(c);
 }
 
-/* Adds [from, to) to window series w (split at window borders). The last
- * border may lie beyond 2^64 ns: it saturates instead of wrapping back. */
-static void win_add(const struct an_core *c, uint64_t *w, uint64_t from, uint64_t to)
+/* Adds [last_t, to) to window series w (split at window borders) and
+ * moves the cursor to `to`'s window. */
+static void win_add(struct an_core *c, uint64_t *w, uint64_t to)
 {
-  while (from < to) {
-    uint64_t i = (from - c->t0) / c->win_w;
-    if (i >= TW_AN_WINDOWS)
-      break; /* beyond the series: so is the rest */
-    uint64_t end = i + 1 > (UINT64_MAX - c->t0) / c->win_w ? UINT64_MAX
-                                                           : c->t0 + (i + 1) * c->win_w;
-    uint64_t stop = to < end ? to : end;
-    w[i] += stop - from;
+  uint64_t from = c->last_t;
+  while (from < to && c->win_cur < TW_AN_WINDOWS) {
+    uint64_t stop = to < c->win_cur_end ? to : c->win_cur_end;
+    w[c->win_cur] += stop - from;
     from = stop;
+    if (from == c->win_cur_end && from != UINT64_MAX) {
+      c->win_cur++;
+      c->win_cur_end = win_end(c, c->win_cur);
+    }
   }
 }
 
-static uint64_t **owner_win(struct an_core *c)
+static uint64_t *series(struct tw_an *a, uint64_t **w)
 {
-  if (c->depth > 0) {
-    struct an_irq *q = irq_get(c, c->frames[c->depth - 1].irq);
-    return q ? &q->win : NULL;
-  }
-  if (c->running != TW_AN_NO_TASK && c->running < c->ntasks)
-    return &c->tasks[c->running].win;
-  return NULL;
+  if (!*w)
+    *w = tw__an_calloc(a, TW_AN_WINDOWS, sizeof **w);
+  return *w;
 }
 
+/* Charges [last_t, t) to the core's owner as the engine knows it. */
 static void charge(struct tw_an *a, struct an_core *c, uint64_t t)
 {
-  (void)a;
-  if (t <= c->last_t) {
+  uint64_t dt, *w = NULL;
+  struct an_task *run;
+  if (!c->in_span || t <= c->last_t)
     return;
-  }
-  uint64_t dt = t - c->last_t;
-  win_reach(c, t);
-  if (c->depth > 0) {
-    struct an_irq *q = irq_get(c, c->frames[c->depth - 1].irq);
-    if (q)
-      q->cpu_ns += dt;
+  dt = t - c->last_t;
+  win_reach(a, c, t);
+  run = c->own_task ? tw__an_task_of(a, c->own_task) : NULL;
+  if (c->own_irq >= 0) {
+    struct an_irq *q = &c->irqs[c->own_irq];
+    q->cpu_ns += dt;
     c->isr_ns += dt;
-    if (c->running != TW_AN_NO_TASK && c->running < c->ntasks)
-      c->tasks[c->running].intr_ns += dt; /* the running task, interrupted */
-  } else if (c->running != TW_AN_NO_TASK && c->running < c->ntasks) {
-    c->tasks[c->running].cpu_ns += dt;
+    if (run)
+      run->intr_ns += dt; /* the running task, interrupted */
+    w = series(a, &q->win);
+  } else if (run) {
+    run->cpu_ns += dt;
+    w = series(a, &run->win);
   } else {
     c->unknown_ns += dt;
   }
-  uint64_t **w = owner_win(c);
-  if (w && !*w)
-    *w = calloc(TW_AN_WINDOWS, sizeof **w);
-  win_add(c, w && *w ? *w : c->win_unknown, c->last_t, t);
+  win_add(c, w ? w : c->win_unknown, t);
   c->last_t = t;
 }
 
-/* ---- task states ------------------------------------------------------------ */
-
-static void set_state(struct tw_an *a, int core, struct an_task *t, enum tw_an_state s,
-                      uint64_t now)
+/* After an owner change in the model: who the engine charges from now. */
+static void set_owner(struct tw_an *a, struct an_core *c)
 {
-  struct an_core *c = &a->cores[core];
-  if (t->state != TW_AN_UNKNOWN || t->seen) {
-    uint64_t from = t->seen ? t->since : now;
-    t->ns[t->state] += now - from;
-    if (now > from || t->state != s) {
-      struct tw_an_item it = {.kind = TW_AN_ITEM_STATE, .core = core, .t = from, .t1 = now,
-                              .lane_kind = TW_OBJ_TASK, .lane = t->num, .state = t->state,
-                              .wait_kind = t->wait_kind, .wait_obj = t->wait_obj};
-      if (now > from)
-        emit(a, &it);
+  const struct tw_rtos_core *mc = c->mc;
+  c->own_task = mc->running_known ? mc->running : NULL;
+  c->own_irq = -1;
+  if (mc->depth > 0) {
+    int i;
+    if (irq_get(a, c, mc->frames[mc->depth - 1].irq, &i))
+      c->own_irq = i;
+  }
+}
+
+/* ---- task states ------------------------------------------------------------------ */
+
+static void state_item(struct tw_an *a, int core, const struct an_task *x,
+                       const struct tw_rtos_phase *p, enum tw_an_state s, uint64_t from,
+                       uint64_t to)
+{
+  struct tw_an_item it = {.kind = TW_AN_ITEM_STATE, .core = core, .t = from, .t1 = to,
+                          .lane_kind = TW_OBJ_TASK, .lane = x->t->number, .state = s};
+  if (s == TW_AN_BLOCKED) {
+    it.wait_kind = p->wait_kind;
+    it.wait_obj = p->wait_obj;
+  }
+  if (to > from)
+    tw__an_emit(a, &it);
+}
+
+/* The time since the task's last change goes to the state it had. */
+static void close_state(struct tw_an *a, struct an_task *x, const struct tw_rtos_phase *old,
+                        uint64_t now)
+{
+  uint64_t from = x->since;
+  if (x->state == TW_AN_UNKNOWN && !x->seen)
+    return; /* not in the analyses before its first event */
+  if (old->state == TW_RTOS_DELETED)
+    return;
+  if (now > from) {
+    x->ns[x->state] += now - from;
+    state_item(a, x->core >= 0 ? x->core : 0, x, old, (enum tw_an_state)x->state, from, now);
+  }
+}
+
+static void wait_ended(struct tw_an *a, const struct tw_rtos_phase *old,
+                       const struct tw_rtos_change *ch, struct an_task *x, uint64_t now)
+{
+  const struct tw_rtos_obj *o = tw_rtos_obj(a->m, x->t->endpoint, old->wait_kind, old->wait_obj);
+  struct an_obj *ao = tw__an_obj_of(a, o);
+  int core = x->core >= 0 ? x->core : (int)ch->core->id;
+  if (ao && ch->task->now.state != TW_RTOS_UNKNOWN)
+    tw__an_hist_add(a, &ao->wait, now - old->since); /* not across a gap: length unknown */
+  if (ao && tw__an_is_lock(o)) {
+    tw__an_inv_unblock(a, core, x, now);
+    if (ch->why == TW_ACT_READY && o->kind == TW_OBJ_MUTEX) {
+      ao->contended++; /* handed over by a lock */
+      ao->releases++;
     }
   }
-  t->seen = 1;
-  t->since = now;
-  t->state = (uint8_t)s;
-  t->epoch = c->epoch;
-  if (s != TW_AN_BLOCKED) {
-    t->wait_kind = 0;
-    t->wait_obj = 0;
-  }
-}
-
-static void add_finding(struct tw_an *a, const struct tw_an_finding *f)
-{
-  struct tw_an_finding *v = grow(a->findings, &a->nfind_cap, a->nfind + 1, sizeof *v);
-  if (!v)
-    return;
-  a->findings = v;
-  a->findings[a->nfind++] = *f;
-}
-
-static void inv_close(struct tw_an *a, int core, struct an_task *h, uint64_t now)
-{
-  if (h->inv_on) {
-    h->inv_ns += now - h->inv_seg;
-    h->inv_last = now;
-    h->inv_on = 0;
-  }
-  if (h->inv_ns) {
-    struct tw_an_finding f = {.kind = TW_AN_PRIO_INVERSION, .core = core, .t0 = h->inv_first,
-                              .t1 = h->inv_last, .ns = h->inv_ns, .nobjs = 1};
-    f.tasks[f.ntasks++] = h->num;
-    f.tasks[f.ntasks++] = h->inv_owner;
-    for (int i = 0; i < h->ninv_mid && f.ntasks < TW_AN_MAX_INVOLVED; i++)
-      f.tasks[f.ntasks++] = h->inv_mid[i];
-    f.obj_kinds[0] = TW_OBJ_MUTEX;
-    f.objs[0] = (uint16_t)h->inv_mutex;
-    f.across_gap = h->inv_epoch != a->cores[core].epoch;
-    add_finding(a, &f);
-  }
-  h->inv_ns = 0;
-  h->inv_seen = 0;
-  h->ninv_mid = 0;
-}
-
-/* A blocked-on-mutex task h suffers inversion while a task of priority
- * strictly between the mutex owner's and h's runs. */
-static void inv_eval_one(struct tw_an *a, struct an_core *c, struct an_task *h, uint64_t now)
-{
-  struct an_obj *m = tw__an_obj(a, TW_OBJ_MUTEX, h->wait_obj);
-  uint32_t r = c->running, l = m ? m->owner : TW_AN_NO_TASK;
-  int ph = h->prio, pl = task_prio(a, l), pr = task_prio(a, r);
-  int on = m && r != TW_AN_NO_TASK && l != TW_AN_NO_TASK && r != l && r != h->num &&
-           ph >= 0 && pl >= 0 && pr >= 0 && pl < pr && pr < ph;
-  if (on && !h->inv_on) {
-    h->inv_on = 1;
-    h->inv_seg = now;
-    if (!h->inv_seen) {
-      h->inv_seen = 1;
-      h->inv_first = now;
-      h->inv_owner = (uint16_t)l;
-      h->inv_mutex = h->wait_obj;
-      h->inv_epoch = c->epoch;
-    }
-  } else if (!on && h->inv_on) {
-    h->inv_ns += now - h->inv_seg;
-    h->inv_last = now;
-    h->inv_on = 0;
-  }
-  if (on) {
-    int known = 0;
-    for (int i = 0; i < h->ninv_mid; i++)
-      known |= h->inv_mid[i] == r;
-    if (!known && h->ninv_mid < (int)(sizeof h->inv_mid / sizeof h->inv_mid[0]))
-      h->inv_mid[h->ninv_mid++] = (uint16_t)r;
-  }
-}
-
-static void inv_eval(struct tw_an *a, struct an_core *c, uint64_t now)
-{
-  if (!c->nmutex_blocked)
-    return;
-  for (size_t i = 0; i < c->ntasks; i++) {
-    struct an_task *h = &c->tasks[i];
-    if (h->used && h->state == TW_AN_BLOCKED && h->wait_kind == TW_OBJ_MUTEX) {
-      h->prio = task_prio(a, h->num);
-      inv_eval_one(a, c, h, now);
-    }
-  }
-}
-
-static void deadlock_release(struct tw_an *a, int core, uint16_t task, uint64_t now)
-{
-  for (size_t i = 0; i < a->nopen_dl; i++) {
-    struct tw_an_finding *f = &a->findings[a->open_dl[i]];
-    int hit = 0;
-    for (int k = 0; k < f->ntasks; k++)
-      hit |= f->tasks[k] == task;
-    if (!hit || f->core != core)
-      continue;
-    f->t1 = now;
-    f->ns = now - f->t0;
-    f->across_gap |= a->dl_epoch[i] != a->cores[core].epoch;
-    a->open_dl[i] = a->open_dl[a->nopen_dl - 1];
-    a->dl_epoch[i] = a->dl_epoch[a->nopen_dl - 1];
-    a->nopen_dl--;
-    i--;
-  }
-}
-
-/* Ends task t's block on its object: the object's wait distribution gets
- * the blocked time; t becomes READY. */
-static void unblock(struct tw_an *a, int core, struct an_task *t, uint64_t now)
-{
-  struct an_core *c = &a->cores[core];
-  if (t->state != TW_AN_BLOCKED)
-    return;
-  struct an_obj *o = tw__an_obj(a, t->wait_kind, t->wait_obj);
-  if (o)
-    hist_add(&o->wait, now - t->since);
-  if (t->wait_kind == TW_OBJ_MUTEX) {
-    c->nmutex_blocked--;
-    inv_close(a, core, t, now);
-  }
-  deadlock_release(a, core, t->num, now);
-  set_state(a, core, t, TW_AN_READY, now);
-}
-
-static void deadlock_check(struct tw_an *a, int core, struct an_task *t, uint64_t now)
-{
-  struct an_core *c = &a->cores[core];
-  struct tw_an_finding f = {.kind = TW_AN_DEADLOCK, .core = core, .t0 = now};
-  uint32_t m = t->wait_obj;
-  f.tasks[f.ntasks++] = t->num;
-  for (int steps = 0; steps < TW_AN_MAX_INVOLVED; steps++) {
-    struct an_obj *o = tw__an_obj(a, TW_OBJ_MUTEX, m);
-    if (!o || o->owner == TW_AN_NO_TASK || f.nobjs >= TW_AN_MAX_INVOLVED)
-      return;
-    f.obj_kinds[f.nobjs] = TW_OBJ_MUTEX;
-    f.objs[f.nobjs++] = (uint16_t)m;
-    if (o->owner == t->num) {
-      uint64_t ep = c->epoch;
-      for (int k = 0; k < f.ntasks; k++) {
-        struct an_task *x = tw__an_task(a, c, f.tasks[k]);
-        if (x && x->epoch < ep)
-          ep = x->epoch;
-      }
-      f.across_gap = ep != c->epoch;
-      f.t1 = f.t0;
-      add_finding(a, &f);
-      size_t need = a->nopen_dl + 1;
-      if (need <= sizeof a->open_dl / sizeof a->open_dl[0]) {
-        a->open_dl[a->nopen_dl] = a->nfind - 1;
-        a->dl_epoch[a->nopen_dl++] = ep;
-      }
-      return;
-    }
-    struct an_task *w = tw__an_task(a, c, o->owner);
-    if (!w || w->state != TW_AN_BLOCKED || w->wait_kind != TW_OBJ_MUTEX ||
-        f.ntasks >= TW_AN_MAX_INVOLVED)
-      return;
-    f.tasks[f.ntasks++] = w->num;
-    m = w->wait_obj;
-  }
-}
-
-static void block(struct tw_an *a, int core, struct an_task *t, unsigned kind, uint32_t obj,
-                  uint64_t now)
-{
-  struct an_core *c = &a->cores[core];
-  struct an_obj *o = tw__an_obj(a, kind, obj);
-  if (t->state == TW_AN_BLOCKED)
-    unblock(a, core, t, now); /* a release we did not see */
-  set_state(a, core, t, TW_AN_BLOCKED, now);
-  t->wait_kind = (uint8_t)kind;
-  t->wait_obj = obj;
-  if (o)
-    o->blocks++;
-  if (kind == TW_OBJ_MUTEX) {
-    c->nmutex_blocked++;
-    t->prio = task_prio(a, t->num);
-    t->inv_seen = 0;
-    t->inv_ns = 0;
-    t->ninv_mid = 0;
-    uint16_t num = t->num;
-    deadlock_check(a, core, t, now);
-    /* deadlock_check may meet a mutex owner this core has not seen yet and
-     * grow c->tasks: t may point into the freed array now. */
-    t = &c->tasks[num];
-    inv_eval_one(a, c, t, now);
-  }
-}
-
-static void starve_check(struct tw_an *a, int core, struct an_task *t, uint64_t now)
-{
-  if (t->state != TW_AN_READY || now - t->since <= a->cfg.starve_ns)
-    return;
-  if (task_prio(a, t->num) == 0)
-    return; /* priority 0: the idle task by convention (docs/analyses.md) */
-  struct tw_an_finding f = {.kind = TW_AN_STARVATION, .core = core, .t0 = t->since, .t1 = now,
-                            .ns = now - t->since, .ntasks = 1};
-  f.tasks[0] = t->num;
-  f.across_gap = t->epoch != a->cores[core].epoch;
-  add_finding(a, &f);
+  tw__an_deadlock_release(a, core, x, now);
 }
 
 /* A release in interrupt context: latency runs until the task runs. */
-static void note_release(struct an_core *c, struct an_task *t, uint64_t now)
+static void note_release(struct an_core *c, struct an_task *x, uint64_t now)
 {
-  if (c->depth == 0)
+  const struct tw_rtos_core *mc = c->mc;
+  if (!mc->depth)
     return;
-  struct an_frame *fr = &c->frames[c->depth - 1];
-  t->rel_t = fr->have_give ? fr->give_t : now;
-  t->rel_pending = 1;
+  x->rel_t = c->frames[mc->depth - 1].have_give ? c->frames[mc->depth - 1].give_t : now;
+  x->rel_pending = 1;
 }
 
-/* ---- events ---------------------------------------------------------------------- */
-
-static void task_switch(struct tw_an *a, int core, uint32_t task, uint64_t now)
+static void on_task(struct tw_an *a, struct an_core *c, const struct tw_rtos_change *ch)
 {
-  struct an_core *c = &a->cores[core];
-  struct an_task *t = tw__an_task(a, c, task);
-  if (!t)
+  struct an_task *x = tw__an_task_of(a, ch->task);
+  const struct tw_rtos_phase *old = &ch->old, *now = &ch->task->now;
+  int core = (int)ch->core->id;
+  if (!x)
     return;
-  charge(a, c, now);
-  if (c->running != task) {
-    struct an_task *r = c->running != TW_AN_NO_TASK ? tw__an_task(a, c, c->running) : NULL;
-    if (r && r->state == TW_AN_RUNNING) {
-      int pr = task_prio(a, r->num), pt = task_prio(a, task);
-      set_state(a, core, r, pr >= 0 && pt >= 0 && pt < pr ? TW_AN_SUSPENDED : TW_AN_READY,
-                now);
+  if (ch->why != TW_ACT_LOSS && !x->seen) {
+    x->seen = 1;
+    x->since = ch->t;
+    if (x->core < 0)
+      x->core = core;
+  } else {
+    close_state(a, x, old, ch->t);
+  }
+  if (old->state == TW_RTOS_BLOCKED && old->wait != TW_RTOS_WAIT_UNSEEN)
+    wait_ended(a, old, ch, x, ch->t);
+  if (now->state == TW_RTOS_RUNNING) {
+    if (old->state == TW_RTOS_READY)
+      tw__an_starve_check(a, core, x, old->since, old->epoch, ch->t);
+    else if (old->state == TW_RTOS_UNKNOWN && ch->task->last.state == TW_RTOS_READY)
+      tw__an_starve_check(a, core, x, ch->task->last.since, ch->task->last.epoch, ch->t);
+  }
+  if (now->state == TW_RTOS_READY && ch->why == TW_ACT_READY && ch->meaning &&
+      ch->meaning->act != TW_ACT_READY)
+    note_release(c, x, ch->t); /* a handover or a release of all: ToTask notes its own */
+  x->state = (uint8_t)tw__an_state_of(now);
+  x->since = ch->t;
+  if (now->state == TW_RTOS_BLOCKED && now->wait == TW_RTOS_WAIT_OBJECT) {
+    const struct tw_rtos_obj *o = tw_rtos_obj(a->m, x->t->endpoint, now->wait_kind,
+                                              now->wait_obj);
+    if (tw__an_is_lock(o)) {
+      tw__an_deadlock_check(a, core, x, ch->t);
+      tw__an_inv_block(a, core, x, ch->t);
     }
+  }
+}
+
+/* ---- switches and interrupts ---------------------------------------------------- */
+
+/* A switch at last_t (charge() ran first): its window is the cursor's. */
+static void win_switch(struct an_core *c)
+{
+  if (c->in_span && c->win_cur < TW_AN_WINDOWS)
+    c->win_switches[c->win_cur]++;
+}
+
+static void on_switch(struct tw_an *a, struct an_core *c, const struct tw_rtos_change *ch)
+{
+  struct an_task *x;
+  charge(a, c, ch->t);
+  set_owner(a, c);
+  if (!ch->task)
+    return; /* the running task became unknown (a loss) */
+  if (ch->task != c->last_run) { /* a switch to the last known running task is none */
     c->switches++;
-    win_add(c, c->win_switches, c->t0 + (now - c->t0) / c->win_w * c->win_w,
-            c->t0 + (now - c->t0) / c->win_w * c->win_w + 1);
+    win_switch(c);
   }
-  if (t->state == TW_AN_BLOCKED)
-    unblock(a, core, t, now); /* running again: released, even if we missed how */
-  starve_check(a, core, t, now);
-  if (t->state != TW_AN_RUNNING)
-    set_state(a, core, t, TW_AN_RUNNING, now);
-  t->switches_in++;
-  if (t->rel_pending) {
-    hist_add(&t->latency, now - t->rel_t);
-    hist_add(&c->latency, now - t->rel_t);
-    t->rel_pending = 0;
-  }
-  c->running = (uint16_t)task;
-  inv_eval(a, c, now);
-}
-
-static void irq_item(struct tw_an *a, int core, const struct an_frame *fr, uint64_t t1)
-{
-  struct tw_an_item it = {.kind = TW_AN_ITEM_IRQ, .core = core, .t = fr->start, .t1 = t1,
-                          .lane_kind = TW_OBJ_IRQ, .lane = fr->irq, .state = TW_AN_RUNNING,
-                          .depth = fr->depth};
-  emit(a, &it);
-}
-
-static void enter_item(struct tw_an *a, int core, const struct an_frame *fr)
-{
-  struct tw_an_item it = {.kind = TW_AN_ITEM_EVENT, .core = core, .t = fr->start,
-                          .lane_kind = TW_OBJ_IRQ, .lane = fr->irq, .id = TW_AN_ID_TASK_SWITCH,
-                          .type = 0xFFFE, .marker = TW_MARKER_UP, .task = TW_AN_NO_TASK};
-  emit(a, &it);
-}
-
-static void enter_int(struct tw_an *a, int core, uint64_t now)
-{
-  struct an_core *c = &a->cores[core];
-  charge(a, c, now);
-  if (c->depth >= TW_AN_MAX_NEST) {
-    c->overflow++;
+  c->last_run = ch->task;
+  if (!(x = tw__an_task_of(a, ch->task)))
     return;
+  x->core = (int)ch->core->id;
+  x->switches_in++;
+  if (x->rel_pending) {
+    tw__an_hist_add(a, &x->latency, ch->t - x->rel_t);
+    tw__an_hist_add(a, &c->latency, ch->t - x->rel_t);
+    x->rel_pending = 0;
   }
-  struct an_frame *fr = &c->frames[c->depth++];
-  memset(fr, 0, sizeof *fr);
-  fr->start = now;
-  fr->irq = TW_AN_IRQ_UNKNOWN;
-  fr->depth = c->depth;
-  if (c->depth > c->max_nesting)
-    c->max_nesting = c->depth;
+  tw__an_inv_eval(a, (int)ch->core->id, ch->t);
 }
 
-static void leave_int(struct tw_an *a, int core, uint64_t now)
+static void irq_item(struct tw_an *a, int core, uint32_t irq, uint64_t t0, uint64_t t1,
+                     int depth)
 {
-  struct an_core *c = &a->cores[core];
-  if (c->depth == 0) {
-    c->unmatched++;
-    return;
-  }
-  charge(a, c, now);
-  struct an_frame *fr = &c->frames[c->depth - 1];
-  struct an_irq *q = irq_get(c, fr->irq);
-  if (q) {
-    q->count++;
-    if (fr->depth > 1)
-      q->nested++;
-    if (fr->depth > q->max_depth)
-      q->max_depth = fr->depth;
-    hist_add(&q->dur, now - fr->start);
-  }
-  if (!fr->announced)
-    enter_item(a, core, fr);
-  struct tw_an_item it = {.kind = TW_AN_ITEM_EVENT, .core = core, .t = now,
-                          .lane_kind = TW_OBJ_IRQ, .lane = fr->irq, .id = TW_AN_ID_TASK_SWITCH,
-                          .type = 0xFFFF, .marker = TW_MARKER_DOWN, .task = TW_AN_NO_TASK};
-  emit(a, &it);
-  irq_item(a, core, fr, now);
-  c->depth--;
+  struct tw_an_item it = {.kind = TW_AN_ITEM_IRQ, .core = core, .t = t0, .t1 = t1,
+                          .lane_kind = TW_OBJ_IRQ, .lane = irq, .state = TW_AN_RUNNING,
+                          .depth = depth};
+  tw__an_emit(a, &it);
 }
 
-static void interrupt(struct tw_an *a, int core, uint32_t irq, uint64_t now)
+/* The entry's glyph, drawn once the frame's irq is known (or at its exit). */
+static void enter_item(struct tw_an *a, int core, const struct tw_rtos_frame *f,
+                       const struct an_frame *af)
 {
-  struct an_core *c = &a->cores[core];
-  if (c->depth > 0 && c->frames[c->depth - 1].irq == TW_AN_IRQ_UNKNOWN) {
-    charge(a, c, now);
-    struct an_frame *fr = &c->frames[c->depth - 1];
-    fr->irq = irq;
-    fr->announced = 1;
-    enter_item(a, core, fr);
-    return;
-  }
-  struct an_irq *q = irq_get(c, irq); /* seed-004 style: an instant, no duration */
-  if (q)
-    q->count++;
+  struct tw_an_item it = {.kind = TW_AN_ITEM_EVENT, .core = core, .t = f->since,
+                          .lane_kind = TW_OBJ_IRQ, .lane = f->irq, .id = af->enter_id,
+                          .type = af->enter_type, .marker = af->enter_marker,
+                          .task = TW_AN_NO_TASK};
+  tw__an_emit(a, &it);
 }
 
-static void mutex_event(struct tw_an *a, int core, struct an_task *t, uint32_t m,
-                        uint32_t type, uint64_t now)
+static uint32_t marker_value(const struct tw_event *ev)
 {
-  struct an_core *c = &a->cores[core];
-  struct an_obj *o = tw__an_obj(a, TW_OBJ_MUTEX, m);
-  if (!o)
-    return;
-  switch (type) {
-  case 0: /* Lock */
-    if (t->state == TW_AN_BLOCKED && t->wait_kind == TW_OBJ_MUTEX && t->wait_obj == m) {
-      o->contended++;
-      o->releases++;
-      unblock(a, core, t, now);
+  int mf = ev && ev->desc ? ev->desc->marker_field : -1;
+  return mf >= 0 && mf < ev->nvalues ? ev->values[mf] : 0;
+}
+
+static enum tw_marker marker_of(const struct tw_event *ev)
+{
+  return ev ? tw_event_marker_of(ev) : TW_MARKER_NONE;
+}
+
+static void on_irq(struct tw_an *a, struct an_core *c, const struct tw_rtos_change *ch)
+{
+  int core = (int)ch->core->id, i;
+  const struct tw_rtos_frame *f = ch->frame;
+  struct an_frame *af = &c->frames[ch->depth - 1];
+  struct an_irq *q;
+  charge(a, c, ch->t);
+  if (ch->kind == TW_RTOS_CH_IRQ_ENTER) {
+    memset(af, 0, sizeof *af);
+    af->enter_id = ch->ev ? ch->ev->id : 0;
+    af->enter_type = marker_value(ch->ev);
+    af->enter_marker = marker_of(ch->ev);
+  } else if (ch->kind == TW_RTOS_CH_IRQ_NAME) {
+    af->announced = 1;
+    c->named_now = 1;
+    enter_item(a, core, f, af);
+  } else if ((q = irq_get(a, c, f->irq, &i))) { /* exit */
+    if (ch->cut) {
+      q->cut++; /* its LeaveInt may be among the lost: duration unknown */
+    } else {
+      q->count++;
+      q->nested += ch->depth > 1;
+      q->max_depth = ch->depth > q->max_depth ? ch->depth : q->max_depth;
+      tw__an_hist_add(a, &q->dur, ch->t - f->since);
     }
-    if (o->owner != TW_AN_NO_TASK && o->owner != t->num)
-      o->lost_unlocks++;
-    o->owner = t->num;
-    o->owner_core = (uint8_t)core;
-    o->depth = 1;
-    o->lock_t = now;
-    if (o->max_depth < 1)
-      o->max_depth = 1;
-    break;
-  case 1: /* Unlock */
-    if (o->owner == t->num)
-      hist_add(&o->hold, now - o->lock_t);
-    if (o->owner != TW_AN_NO_TASK) {
-      struct tw_an_item it = {.kind = TW_AN_ITEM_STATE, .core = core, .t = o->lock_t, .t1 = now,
-                              .lane_kind = TW_OBJ_MUTEX, .lane = m, .state = TW_AN_RUNNING,
-                              .wait_kind = TW_OBJ_TASK, .wait_obj = o->owner};
-      emit(a, &it);
+    if (!af->announced)
+      enter_item(a, core, f, af);
+    if (!ch->cut && ch->ev) {
+      struct tw_an_item it = {.kind = TW_AN_ITEM_EVENT, .core = core, .t = ch->t,
+                              .lane_kind = TW_OBJ_IRQ, .lane = f->irq, .id = ch->ev->id,
+                              .type = marker_value(ch->ev), .marker = marker_of(ch->ev),
+                              .task = TW_AN_NO_TASK};
+      tw__an_emit(a, &it);
     }
-    o->owner = TW_AN_NO_TASK;
-    o->depth = 0;
-    break;
-  case 2: /* IncLock */
-    if (++o->depth > o->max_depth)
-      o->max_depth = o->depth;
-    break;
-  case 3: /* DecLock */
-    if (o->depth > 1)
-      o->depth--;
-    break;
-  case 4: /* Block */
-    block(a, core, t, TW_OBJ_MUTEX, m, now);
-    break;
-  default:
-    break;
+    irq_item(a, core, f->irq, f->since, ch->t, ch->depth);
   }
-  if (type <= 1)
-    inv_eval(a, c, now);
+  set_owner(a, c);
 }
 
-static void release_all(struct tw_an *a, int core, unsigned kind, uint32_t obj, uint64_t now)
+/* ---- objects ---------------------------------------------------------------------- */
+
+static void on_obj(struct tw_an *a, const struct tw_rtos_change *ch)
 {
-  struct an_core *c = &a->cores[core];
-  for (size_t i = 0; i < c->ntasks; i++) {
-    struct an_task *t = &c->tasks[i];
-    if (t->used && t->state == TW_AN_BLOCKED && t->wait_kind == kind && t->wait_obj == obj) {
-      note_release(c, t, now);
-      unblock(a, core, t, now);
-    }
+  struct an_obj *ao = tw__an_obj_of(a, ch->obj);
+  const struct tw_rtos_obj *o = ch->obj;
+  if (!ao)
+    return;
+  if ((int)o->depth > ao->max_depth)
+    ao->max_depth = (int)o->depth;
+  if (ch->meaning && ch->meaning->obj_act == TW_OACT_UNLOCK && ch->old_holder) {
+    if (ch->old_holder == ch->task)
+      tw__an_hist_add(a, &ao->hold, ch->t - ch->old_since);
+    struct tw_an_item it = {.kind = TW_AN_ITEM_STATE, .core = (int)ch->core->id,
+                            .t = ch->old_since, .t1 = ch->t, .lane_kind = o->kind,
+                            .lane = o->number, .state = TW_AN_RUNNING,
+                            .wait_kind = TW_OBJ_TASK, .wait_obj = ch->old_holder->number};
+    tw__an_emit(a, &it);
   }
+  if (tw__an_is_lock(o))
+    tw__an_inv_eval(a, (int)ch->core->id, ch->t);
 }
 
-static void sync_event(struct tw_an *a, int core, const struct tw_an_ev *ev,
-                       const struct an_kind *k)
+/* ---- events -------------------------------------------------------------------------- */
+
+/* The give of an interrupt frame that may release a task: its release
+ * latency starts here. */
+static int may_release(enum tw_obj_act a)
 {
-  struct an_core *c = &a->cores[core];
-  struct an_obj *o = tw__an_obj(a, k->obj_kind, ev->obj);
-  enum tw_marker mk = tw__an_marker(a, ev->id, ev->type);
-  if (o && ev->type < 8)
-    o->count[ev->type]++;
-  if (ev->task == TW_AN_NO_TASK || !k->has_task) {
-    /* Give / Trigger / Release / ToTaskList: no task named */
-    if (c->depth > 0 && (mk == TW_MARKER_UP || mk == TW_MARKER_UP_UP || mk == TW_MARKER_UP_PUSH ||
-                         mk == TW_MARKER_UP_UP_PUSH)) {
-      c->frames[c->depth - 1].have_give = 1;
-      c->frames[c->depth - 1].give_t = ev->t;
-    }
-    if (k->obj_kind == TW_OBJ_ASEM && ev->type == 2) { /* Release: all waiters go */
-      if (o)
-        o->releases++;
-      release_all(a, core, TW_OBJ_ASEM, ev->obj, ev->t);
-    }
-    return;
-  }
-  struct an_task *t = tw__an_task(a, c, ev->task);
-  if (!t)
-    return;
-  if (k->obj_kind == TW_OBJ_MUTEX) {
-    mutex_event(a, core, t, ev->obj, ev->type, ev->t);
-    return;
-  }
-  switch (mk) {
-  case TW_MARKER_UP_PUSH: /* ToTask */
-    if (o)
-      o->releases++;
-    note_release(c, t, ev->t);
-    if (t->state == TW_AN_BLOCKED)
-      unblock(a, core, t, ev->t);
-    else if (t->state != TW_AN_RUNNING && t->state != TW_AN_READY)
-      set_state(a, core, t, TW_AN_READY, ev->t); /* a ready task stays ready since earlier */
-    break;
-  case TW_MARKER_UP_BLOCK: case TW_MARKER_DOWN_BLOCK: case TW_MARKER_WAIT:
-    block(a, core, t, k->obj_kind, ev->obj, ev->t);
-    break;
-  default:
-    break;
-  }
+  return a == TW_OACT_GIVE || a == TW_OACT_GIVE_MANY || a == TW_OACT_RELEASE_MANY ||
+         a == TW_OACT_RELEASE_ALL;
 }
 
-static void name_event(struct tw_an *a, const struct tw_an_ev *ev)
+/* The engine's reading of each meaning row, once. */
+static int acts_init(struct tw_an *a)
 {
-  unsigned kind = ev->type;
-  if (kind >= TW_OBJ_COUNT || ev->obj > 0xFFFF)
-    return;
-  struct an_name *n = grow(a->names[kind], &a->nnames[kind], ev->obj + 1, sizeof *n);
-  if (!n)
-    return;
-  a->names[kind] = n;
-  n = &n[ev->obj];
-  free(n->s);
-  n->s = NULL;
-  if (ev->str && (n->s = malloc(ev->str_len + 1))) {
-    memcpy(n->s, ev->str, ev->str_len);
-    n->s[ev->str_len] = 0;
+  if (!(a->acts = tw__an_calloc(a, tw_nmeanings + 1, sizeof *a->acts)))
+    return TW_ENOMEM;
+  for (size_t i = 0; i < tw_nmeanings; i++) {
+    const struct tw_meaning *mn = &tw_meanings[i];
+    struct an_act *k = &a->acts[i];
+    enum tw_act act = mn->act;
+    enum tw_obj_act oa = mn->obj_act;
+    k->type = mn->any || mn->value > 0xFE ? 0xFF : (uint8_t)mn->value;
+    k->lock_ctr = oa == TW_OACT_LOCK ? 1 : oa == TW_OACT_UNLOCK ? 2 : oa == TW_OACT_LOCK_INC ? 3
+                : oa == TW_OACT_LOCK_DEC ? 4 : 0;
+    k->block = act == TW_ACT_BLOCK || act == TW_ACT_WAIT;
+    k->release = (act == TW_ACT_READY) + (oa == TW_OACT_RELEASE_ALL);
+    k->give = mn->task_field < 0 && may_release(oa);
+    k->ready = act == TW_ACT_READY;
+    k->irq_name = act == TW_ACT_IRQ_NAME;
+    k->in_span = act != TW_ACT_TRACE_START && act != TW_ACT_TRACE_STOP;
+    k->item = act != TW_ACT_NAME && act != TW_ACT_LOSS && act != TW_ACT_IRQ_NAME &&
+              act != TW_ACT_IRQ_ENTER && act != TW_ACT_IRQ_EXIT;
   }
-  if (kind == TW_OBJ_TASK) {
-    n->prio = (int)ev->index;
-    n->have_prio = 1;
-  }
+  return 0;
 }
 
-/* Events are missing before t: an interrupt open before the gap most
- * likely ended inside it (its LeaveInt may be among the lost), so open
- * frames are closed at t rather than charged forever; their durations are
- * unknown and stay out of the distributions. */
-static void close_frames_at_gap(struct tw_an *a, int core, uint64_t t)
+static void count_obj(struct an_obj *ao, const struct an_act *k, const struct tw_event *ev)
 {
-  struct an_core *c = &a->cores[core];
-  if (!c->depth)
-    return;
-  charge(a, c, t);
-  while (c->depth > 0) {
-    struct an_frame *fr = &c->frames[--c->depth];
-    struct an_irq *q = irq_get(c, fr->irq);
+  uint32_t type = k->type;
+  if (type == 0xFF) {
+    int mf = ev->desc ? ev->desc->marker_field : -1;
+    type = mf >= 0 && mf < ev->nvalues ? ev->values[mf] : TW_AN_MAX_TYPES;
+  }
+  if (type < TW_AN_MAX_TYPES)
+    ao->count[type]++;
+  switch (k->lock_ctr) {
+  case 1: ao->locks++; break;
+  case 2: ao->unlocks++; break;
+  case 3: ao->inc_locks++; break;
+  case 4: ao->dec_locks++; break;
+  default: break;
+  }
+  ao->blocks += k->block;
+  ao->releases += k->release;
+}
+
+static void count_event(struct tw_an *a, struct an_core *c, const struct tw_rtos_change *ch,
+                        const struct an_act *k)
+{
+  struct an_obj *ao = ch->obj ? tw__an_obj_of(a, ch->obj) : NULL;
+  if (ao)
+    count_obj(ao, k, ch->ev);
+  if (k->give && c->mc->depth > 0) {
+    c->frames[c->mc->depth - 1].have_give = 1;
+    c->frames[c->mc->depth - 1].give_t = ch->t;
+  }
+  if (k->ready && ch->task) {
+    struct an_task *x = tw__an_task_of(a, ch->task);
+    if (x)
+      note_release(c, x, ch->t);
+  }
+  if (k->irq_name && !c->named_now) { /* seed-004 style: an instant */
+    int i;
+    struct an_irq *q = irq_get(a, c, ch->obj_number, &i);
     if (q)
-      q->cut++;
-    if (!fr->announced)
-      enter_item(a, core, fr);
-    irq_item(a, core, fr, t);
+      q->count++;
   }
 }
 
-static void push_loss(struct tw_an *a, int core, enum tw_an_loss_cause cause, uint64_t t,
-                      uint64_t count)
+/* The event on the lane it belongs to: its task's, else the innermost
+ * interrupt's, else the running task's, else its object's. */
+static void event_item(struct tw_an *a, const struct an_core *c, const struct tw_rtos_change *ch)
 {
-  struct an_core *c = &a->cores[core];
-  close_frames_at_gap(a, core, t);
-  c->epoch++;
-  a->lost[cause] += count;
+  const struct tw_event *ev = ch->ev;
+  const struct tw_rtos_core *mc = c->mc;
+  int mf = ev->desc ? ev->desc->marker_field : -1;
+  const struct tw_meaning *mn = ch->meaning;
+  struct tw_an_item it = {.kind = TW_AN_ITEM_EVENT, .core = (int)mc->id, .t = ch->t,
+                          .id = ev->id, .marker = ch->marker, .obj_kind = ch->obj_kind,
+                          .obj = ch->obj_number, .task = TW_AN_NO_TASK};
+  it.type = mf >= 0 && mf < ev->nvalues ? ev->values[mf] : 0;
+  /* the first plain field besides the task, object and type: a multi
+   * object's input, shown by the report */
+  for (int i = 0; ev->desc && i < ev->desc->nfields && i < ev->nvalues; i++)
+    if (i != mf && i != mn->task_field && i != mn->obj_field &&
+        ev->desc->fields[i].obj == TW_OBJ_NONE && ev->desc->fields[i].type != TW_FT_STRING) {
+      it.index = ev->values[i];
+      break;
+    }
+  if (ch->task) {
+    it.task = ch->task->number;
+    it.lane_kind = TW_OBJ_TASK;
+    it.lane = ch->task->number;
+  } else if (mc->depth > 0) {
+    it.lane_kind = TW_OBJ_IRQ;
+    it.lane = mc->frames[mc->depth - 1].irq;
+  } else if (mc->running_known && mc->running) {
+    it.lane_kind = TW_OBJ_TASK;
+    it.lane = mc->running->number;
+  } else {
+    it.lane_kind = ch->obj_kind;
+    it.lane = ch->obj_number;
+  }
+  tw__an_emit(a, &it);
+}
+
+/* Events the analyses count: the model's, apart from recording control. */
+static void on_event(struct tw_an *a, struct an_core *c, const struct tw_rtos_change *ch)
+{
+  const struct tw_meaning *mn = ch->meaning;
+  const struct an_act *k = mn && mn->row < tw_nmeanings ? &a->acts[mn->row] : NULL;
+  if (!k || !k->in_span)
+    return;
+  if (!c->in_span) {
+    c->in_span = 1;
+    c->t0 = c->t1 = c->last_t = ch->t;
+    win_seek(c);
+    set_owner(a, c);
+  }
+  c->t1 = ch->t;
+  c->events++;
+  if (ch->task && mn->act != TW_ACT_NAME) { /* mentioned: in the analyses from now */
+    struct an_task *x = tw__an_task_of(a, ch->task);
+    if (x && !x->seen) {
+      x->seen = 1;
+      x->since = ch->t;
+      if (x->core < 0)
+        x->core = (int)c->mc->id;
+    }
+  }
+  count_event(a, c, ch, k);
+  c->named_now = 0;
+  /* interrupts are drawn as frames; names and losses not at all */
+  if (k->item && a->obs)
+    event_item(a, c, ch);
+}
+
+/* ---- loss --------------------------------------------------------------------------- */
+
+static void on_loss(struct tw_an *a, struct an_core *c, const struct tw_rtos_change *ch)
+{
+  struct tw_an_loss *l;
+  enum tw_an_loss_cause cause = (enum tw_an_loss_cause)ch->cause;
+  if (!c->in_span) {
+    c->in_span = 1;
+    c->t0 = c->t1 = c->last_t = ch->t;
+    win_seek(c);
+  }
+  charge(a, c, ch->t);
+  a->lost[cause] += ch->count;
   if (a->nloss >= TW_AN_MAX_LOSSES) { /* bounded: the rest joins the last entry */
-    a->losses[a->nloss - 1].count += count;
+    a->losses[a->nloss - 1].count += ch->count;
     a->loss_merged++;
     return;
   }
-  struct tw_an_loss *l = grow(a->losses, &a->nloss_cap, a->nloss + 1, sizeof *l);
-  if (!l)
+  if (tw__an_grow(a, &a->losses, &a->nloss_cap, a->nloss + 1, sizeof *l) < 0)
     return;
-  a->losses = l;
-  a->losses[a->nloss++] = (struct tw_an_loss){cause, core, t, count};
+  a->losses[a->nloss++] = (struct tw_an_loss){cause, (int)ch->core->id, ch->t, ch->count};
 }
 
-static void item_for_event(struct tw_an *a, int core, const struct tw_an_ev *ev,
-                           const struct an_kind *k)
+_Static_assert((int)TW_AN_LOSS_STOPPED == (int)TW_RTOS_LOSS_STOPPED &&
+               (int)TW_AN_NCAUSES == (int)TW_RTOS_NCAUSES, "loss causes are the model's");
+
+/* ---- the observer ----------------------------------------------------------------- */
+
+static void on_change(void *ctx, const struct tw_rtos_change *ch)
 {
-  if (!a->obs)
+  struct tw_an *a = ctx;
+  struct an_core *c;
+  if (a->finished || !ch->core || !(c = core_of(a, ch->core)))
     return;
-  struct an_core *c = &a->cores[core];
-  struct tw_an_item it = {.kind = TW_AN_ITEM_EVENT, .core = core, .t = ev->t, .id = ev->id,
-                          .type = ev->type, .marker = tw__an_marker(a, ev->id, ev->type),
-                          .obj_kind = k->obj_kind, .obj = ev->obj, .task = ev->task,
-                          .index = ev->index};
-  if (ev->task != TW_AN_NO_TASK) {
-    it.lane_kind = TW_OBJ_TASK;
-    it.lane = ev->task;
-  } else if (c->depth > 0) {
-    it.lane_kind = TW_OBJ_IRQ;
-    it.lane = c->frames[c->depth - 1].irq;
-  } else if (c->running != TW_AN_NO_TASK) {
-    it.lane_kind = TW_OBJ_TASK;
-    it.lane = c->running;
-  } else {
-    it.lane_kind = (uint8_t)k->obj_kind;
-    it.lane = ev->obj;
+  switch (ch->kind) {
+  case TW_RTOS_CH_LOSS: on_loss(a, c, ch); break;
+  case TW_RTOS_CH_SWITCH: on_switch(a, c, ch); break;
+  case TW_RTOS_CH_TASK: on_task(a, c, ch); break;
+  case TW_RTOS_CH_IRQ_ENTER: case TW_RTOS_CH_IRQ_NAME: case TW_RTOS_CH_IRQ_EXIT:
+    on_irq(a, c, ch);
+    break;
+  case TW_RTOS_CH_OBJ: on_obj(a, ch); break;
+  case TW_RTOS_CH_PRIO: tw__an_inv_eval(a, (int)ch->core->id, ch->t); break;
+  case TW_RTOS_CH_EVENT: on_event(a, c, ch); break;
+  default: break;
   }
-  emit(a, &it);
 }
 
-void tw_an_event(struct tw_an *a, int core, const struct tw_an_ev *in)
+/* ---- feeding --------------------------------------------------------------------- */
+
+int tw_an_feed(struct tw_an *a, const struct tw_event *ev)
 {
+  int rc;
+  if (!a->own_model)
+    return TW_EINVAL; /* someone else feeds the model */
   if (a->finished)
-    return;
-  struct an_core *c = tw__an_core(a, core);
-  if (!c)
-    return;
-  struct tw_an_ev e = *in;
-  const struct tw_an_ev *ev = &e;
-  if (!c->events++)
-    c->t0 = c->last_t = c->t1 = e.t;
-  if (e.t < c->t1) { /* the decoder passes backward steps through: hold time still */
-    c->backwards++;
-    e.t = c->t1;
-  }
-  c->t1 = e.t;
-  if (c->pending_loss_n) {
-    for (int i = 0; i < TW_AN_NCAUSES; i++)
-      if (c->pending_loss[i])
-        push_loss(a, core, (enum tw_an_loss_cause)i, ev->t, c->pending_loss[i]);
-    memset(c->pending_loss, 0, sizeof c->pending_loss);
-    c->pending_loss_n = 0;
-  }
-  const struct an_kind *k = tw__an_kind(a, ev->id);
-  switch (ev->id) {
-  case TW_AN_ID_TASK_SWITCH:
-    if (ev->type == 0xFFFE) {
-      enter_int(a, core, ev->t);
-      return; /* announced with its irq (INTERRUPT) or at LeaveInt */
-    }
-    if (ev->type == 0xFFFF) {
-      leave_int(a, core, ev->t);
-      return;
-    }
-    task_switch(a, core, ev->type, ev->t);
-    break;
-  case TW_AN_ID_INTERRUPT:
-    interrupt(a, core, ev->obj, ev->t);
-    return;
-  case TW_AN_ID_DROPS:
-    push_loss(a, core, TW_AN_LOSS_RING, ev->t, ev->index);
-    return;
-  case TW_AN_ID_NAME:
-    name_event(a, ev);
-    return;
-  default:
-    if (!k)
-      return;
-    sync_event(a, core, ev, k);
-    break;
-  }
-  item_for_event(a, core, ev, k ? k : tw__an_kind(a, TW_AN_ID_TASK_SWITCH));
+    return 0;
+  rc = tw_rtos_feed(a->m, ev);
+  if (rc == TW_ENOMEM && !a->err)
+    a->err = rc;
+  return a->err;
 }
 
-void tw_an_loss(struct tw_an *a, int core, enum tw_an_loss_cause cause, uint64_t count)
+void tw_an_loss(struct tw_an *a, uint16_t stream, enum tw_an_loss_cause cause, uint64_t count)
 {
-  struct an_core *c = tw__an_core(a, core);
-  if (!c || cause >= TW_AN_NCAUSES || !count)
-    return;
-  c->pending_loss[cause] += count;
-  c->pending_loss_n = 1;
+  if ((unsigned)cause < TW_AN_NCAUSES && !a->finished)
+    tw_rtos_loss(a->m, stream, (enum tw_rtos_loss_cause)cause, count);
 }
 
-/* ---- end of trace -------------------------------------------------------------- */
+/* ---- end of trace --------------------------------------------------------------------- */
 
-static void finish_core(struct tw_an *a, int core)
+static void finish_core(struct tw_an *a, struct an_core *c)
 {
-  struct an_core *c = &a->cores[core];
-  uint64_t end = c->t1;
-  charge(a, c, end);
-  while (c->depth > 0) { /* interrupts still open: drawn to the end */
-    struct an_frame *fr = &c->frames[--c->depth];
-    if (!fr->announced)
-      enter_item(a, core, fr);
-    irq_item(a, core, fr, end);
+  const struct tw_rtos_core *mc = c->mc;
+  int core = (int)mc->id;
+  charge(a, c, c->t1);
+  for (int d = mc->depth; d > 0; d--) { /* interrupts still open: drawn to the end */
+    const struct tw_rtos_frame *f = &mc->frames[d - 1];
+    if (!c->frames[d - 1].announced)
+      enter_item(a, core, f, &c->frames[d - 1]);
+    irq_item(a, core, f->irq, f->since, c->t1, d);
   }
-  for (size_t i = 0; i < c->ntasks; i++) {
-    struct an_task *t = &c->tasks[i];
-    if (!t->used)
-      continue;
-    if (t->state == TW_AN_BLOCKED) {
-      struct tw_an_finding f = {.kind = TW_AN_BLOCKED_AT_END, .core = core, .t0 = t->since,
-                                .t1 = end, .ns = end - t->since, .ntasks = 1, .nobjs = 1};
-      f.tasks[0] = t->num;
-      f.obj_kinds[0] = t->wait_kind;
-      f.objs[0] = (uint16_t)t->wait_obj;
-      f.across_gap = t->epoch != c->epoch;
-      add_finding(a, &f);
-      if (t->wait_kind == TW_OBJ_MUTEX)
-        inv_close(a, core, t, end);
-    }
-    starve_check(a, core, t, end);
-    set_state(a, core, t, (enum tw_an_state)t->state, end); /* close the last interval */
-  }
+}
+
+static void finish_task(struct tw_an *a, struct an_task *x)
+{
+  const struct tw_rtos_task *t = x->t;
+  struct an_core *c;
+  uint64_t end;
+  if (!x->seen || x->core < 0 || (size_t)x->core >= a->ncores || !a->cores[x->core].mc)
+    return;
+  c = &a->cores[x->core];
+  end = c->t1 > x->since ? c->t1 : x->since;
+  if (t->now.state == TW_RTOS_READY)
+    tw__an_starve_check(a, x->core, x, t->now.since, t->now.epoch, end);
+  close_state(a, x, &t->now, end); /* the last interval */
+  x->since = end;
 }
 
 void tw_an_finish(struct tw_an *a)
 {
   if (a->finished)
     return;
+  if (a->own_model)
+    tw_rtos_finish(a->m); /* a shared model is its owner's to finish */
   for (size_t i = 0; i < a->ncores; i++)
-    if (a->cores[i].used && a->cores[i].events)
-      finish_core(a, (int)i);
-  for (size_t i = 0; i < a->nopen_dl; i++) {
-    struct tw_an_finding *f = &a->findings[a->open_dl[i]];
-    f->t1 = a->cores[f->core].t1;
-    f->ns = f->t1 - f->t0;
-    f->across_gap |= a->dl_epoch[i] != a->cores[f->core].epoch;
-  }
-  a->nopen_dl = 0;
-  /* held mutexes at the end: their hold interval is drawn to the end */
-  for (size_t m = 0; m < a->nobjs[TW_OBJ_MUTEX]; m++) {
-    struct an_obj *o = &a->objs[TW_OBJ_MUTEX][m];
-    if (o->used && o->owner != TW_AN_NO_TASK && o->owner_core < a->ncores) {
-      struct tw_an_item it = {.kind = TW_AN_ITEM_STATE, .core = o->owner_core, .t = o->lock_t,
-                              .t1 = a->cores[o->owner_core].t1, .lane_kind = TW_OBJ_MUTEX,
-                              .lane = (uint32_t)m, .state = TW_AN_RUNNING,
-                              .wait_kind = TW_OBJ_TASK, .wait_obj = o->owner};
-      emit(a, &it);
-    }
-  }
+    if (a->cores[i].mc && a->cores[i].in_span)
+      finish_core(a, &a->cores[i]);
+  tw__an_finish_detectors(a);
+  for (size_t i = 0; i < a->ntasks; i++)
+    if (a->tasks[i].t)
+      finish_task(a, &a->tasks[i]);
   a->finished = 1;
 }
 
-/* ---- lifetime ----------------------------------------------------------------- */
+/* ---- lifetime ---------------------------------------------------------------------- */
 
-int tw_an_create(struct tw_an **out, const struct tw_an_cfg *cfg)
+static int create(struct tw_an **out, struct tw_rtos *model, const struct tw_an_cfg *cfg)
 {
-  struct tw_an *a = calloc(1, sizeof *a);
+  struct tw_an *a = tw__an_calloc(NULL, 1, sizeof *a);
+  int rc;
+  *out = NULL;
   if (!a)
     return TW_ENOMEM;
   if (cfg)
     a->cfg = *cfg;
   if (!a->cfg.starve_ns)
     a->cfg.starve_ns = 100000000ull;
-  tw__an_kinds_init(a);
+  a->own_model = !model;
+  if (acts_init(a) < 0) {
+    free(a);
+    return TW_ENOMEM;
+  }
+  rc = model ? 0 : tw_rtos_create(&model);
+  a->m = model;
+  if (rc < 0 || (rc = tw_rtos_observe(a->m, on_change, a)) < 0) {
+    if (a->own_model)
+      tw_rtos_destroy(a->m);
+    free(a->acts);
+    free(a);
+    return rc;
+  }
   *out = a;
   return 0;
+}
+
+int tw_an_create(struct tw_an **out, const struct tw_an_cfg *cfg)
+{
+  return create(out, NULL, cfg);
+}
+
+int tw_an_create_on(struct tw_an **out, struct tw_rtos *model, const struct tw_an_cfg *cfg)
+{
+  return model ? create(out, model, cfg) : TW_EINVAL;
 }
 
 void tw_an_destroy(struct tw_an *a)
@@ -923,30 +814,31 @@ void tw_an_destroy(struct tw_an *a)
     return;
   for (size_t i = 0; i < a->ncores; i++) {
     struct an_core *c = &a->cores[i];
-    for (size_t k = 0; k < c->ntasks; k++) {
-      free(c->tasks[k].win);
-      free(c->tasks[k].latency);
-    }
     for (size_t k = 0; k < c->nirqs_used; k++) {
       free(c->irqs[k].win);
       free(c->irqs[k].dur);
     }
-    free(c->tasks);
     free(c->irqs);
     free(c->latency);
     free(c->name);
   }
-  for (unsigned k = 0; k < TW_OBJ_COUNT; k++) {
-    for (size_t i = 0; i < a->nobjs[k]; i++) {
-      free(a->objs[k][i].hold);
-      free(a->objs[k][i].wait);
-    }
-    for (size_t i = 0; i < a->nnames[k]; i++)
-      free(a->names[k][i].s);
-    free(a->objs[k]);
-    free(a->names[k]);
+  for (size_t i = 0; i < a->ntasks; i++) {
+    free(a->tasks[i].win);
+    free(a->tasks[i].latency);
   }
+  for (size_t i = 0; i < a->nobjs; i++) {
+    free(a->objs[i].hold);
+    free(a->objs[i].wait);
+  }
+  if (a->own_model)
+    tw_rtos_destroy(a->m);
+  else
+    tw_rtos_unobserve(a->m, on_change, a);
   free(a->cores);
+  free(a->tasks);
+  free(a->objs);
+  free(a->inv_list);
+  free(a->acts);
   free(a->findings);
   free(a->losses);
   free(a);
@@ -958,11 +850,30 @@ void tw_an_observe(struct tw_an *a, tw_an_observer fn, void *ctx)
   a->obs_ctx = ctx;
 }
 
-void tw_an_set_core_name(struct tw_an *a, int core, const char *name)
+int tw_an_set_core_name(struct tw_an *a, int core, const char *name)
 {
-  struct an_core *c = tw__an_core(a, core);
-  if (!c || !name)
-    return;
-  free(c->name);
-  c->name = strdup(name);
+  char *copy;
+  if (core < 0 || !name)
+    return TW_EINVAL;
+  if ((size_t)core >= a->ncores &&
+      tw__an_grow(a, &a->cores, &a->ncores, (size_t)core + 1, sizeof *a->cores) < 0)
+    return TW_ENOMEM;
+  a->last_mc = NULL; /* the table may have moved */
+  if (!(copy = strdup(name))) {
+    a->err = a->err ? a->err : TW_ENOMEM;
+    return TW_ENOMEM;
+  }
+  free(a->cores[core].name);
+  a->cores[core].name = copy;
+  return 0;
 }
+
+void tw_an_on_core(struct tw_an *a, void (*fn)(void *ctx, struct tw_an *a, int core), void *ctx)
+{
+  a->on_core = fn;
+  a->on_core_ctx = ctx;
+}
+
+int tw_an_error(const struct tw_an *a) { return a->err; }
+
+const struct tw_rtos *tw_an_model(const struct tw_an *a) { return a->m; }

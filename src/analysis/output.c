@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "an_internal.h"
+#include "tracewire/error.h"
 
 static void jstr(FILE *f, const char *s)
 {
@@ -19,9 +20,74 @@ static void jstr(FILE *f, const char *s)
   fputc('"', f);
 }
 
-static const char *nm(const struct tw_an *a, unsigned kind, uint32_t n, char *buf, size_t cap)
+/* The name of a numbered thing of endpoint ep, whole, or "kind N". */
+static const char *nm_ep(const struct tw_an *a, uint16_t ep, unsigned kind, uint32_t n,
+                         char *buf, size_t cap)
 {
-  return tw_an_name(a, (enum tw_obj_kind)kind, n, buf, cap);
+  const char *s = tw_rtos_name(a->m, ep, (enum tw_obj_kind)kind, n);
+  if (s)
+    return s;
+  if (kind == TW_OBJ_IRQ && n == TW_AN_IRQ_UNKNOWN)
+    snprintf(buf, cap, "irq ?");
+  else
+    snprintf(buf, cap, "%s %u", tw_obj_kind_name((enum tw_obj_kind)kind), (unsigned)n);
+  return buf;
+}
+
+static const char *nm(const struct tw_an *a, int core, unsigned kind, uint32_t n, char *buf,
+                      size_t cap)
+{
+  return tw_an_name(a, core, (enum tw_obj_kind)kind, n, buf, cap);
+}
+
+/* The engine's tasks listed on core ci, by task number (NULL when out of
+ * memory: the caller reports it). */
+static const struct an_task **core_tasks(const struct tw_an *a, size_t ci, size_t *n)
+{
+  const struct an_task **v = malloc((a->ntasks + 1) * sizeof *v);
+  *n = 0;
+  if (!v)
+    return NULL;
+  for (size_t i = 0; i < a->ntasks; i++)
+    if (a->tasks[i].t && a->tasks[i].seen && a->tasks[i].core == (int)ci)
+      v[(*n)++] = &a->tasks[i];
+  for (size_t i = 1; i < *n; i++) { /* insertion sort: tasks come nearly in order */
+    const struct an_task *x = v[i];
+    size_t j = i;
+    for (; j > 0 && v[j - 1]->t->number > x->t->number; j--)
+      v[j] = v[j - 1];
+    v[j] = x;
+  }
+  return v;
+}
+
+/* Objects of the kinds a..b, by kind, endpoint and number. */
+static int obj_before(const struct tw_rtos_obj *x, const struct tw_rtos_obj *y)
+{
+  if (x->kind != y->kind)
+    return x->kind < y->kind;
+  if (x->endpoint != y->endpoint)
+    return x->endpoint < y->endpoint;
+  return x->number < y->number;
+}
+
+static const struct an_obj **objects(const struct tw_an *a, unsigned k0, unsigned k1, size_t *n)
+{
+  const struct an_obj **v = malloc((a->nobjs + 1) * sizeof *v);
+  *n = 0;
+  if (!v)
+    return NULL;
+  for (size_t i = 0; i < a->nobjs; i++)
+    if (a->objs[i].o && a->objs[i].o->kind >= k0 && a->objs[i].o->kind <= k1)
+      v[(*n)++] = &a->objs[i];
+  for (size_t i = 1; i < *n; i++) {
+    const struct an_obj *x = v[i];
+    size_t j = i;
+    for (; j > 0 && obj_before(x->o, v[j - 1]->o); j--)
+      v[j] = v[j - 1];
+    v[j] = x;
+  }
+  return v;
 }
 
 static void jhist(FILE *f, const struct tw_hist *h, int buckets)
@@ -43,6 +109,15 @@ static void jhist(FILE *f, const struct tw_hist *h, int buckets)
     fputc(']', f);
   }
   fputc('}', f);
+}
+
+/* Recording restarts: gaps of unknown size. */
+static size_t restarts(const struct tw_an *a)
+{
+  size_t n = 0;
+  for (size_t i = 0; i < a->nloss; i++)
+    n += a->losses[i].cause == TW_AN_LOSS_STOPPED;
+  return n;
 }
 
 static unsigned nwin(const struct an_core *c)
@@ -67,58 +142,62 @@ static double pct(uint64_t part, uint64_t whole)
   return whole ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
-/* Contention ranking: total wait, then blocks, then number. */
-static int before(const struct an_obj *m, uint32_t x, uint32_t y)
+/* Contention ranking: total wait, then blocks, then endpoint and number. */
+static int before(const struct an_obj *x, const struct an_obj *y)
 {
-  double wx = m[x].wait ? m[x].wait->sum : 0, wy = m[y].wait ? m[y].wait->sum : 0;
+  double wx = x->wait ? x->wait->sum : 0, wy = y->wait ? y->wait->sum : 0;
   if (wx != wy)
     return wx > wy;
-  if (m[x].blocks != m[y].blocks)
-    return m[x].blocks > m[y].blocks;
-  return x < y;
+  if (x->blocks != y->blocks)
+    return x->blocks > y->blocks;
+  return obj_before(x->o, y->o);
 }
 
-static size_t ranked_mutexes(const struct tw_an *a, uint32_t **out)
+static const struct an_obj **ranked_mutexes(const struct tw_an *a, size_t *n)
 {
-  size_t n = 0;
-  *out = malloc((a->nobjs[TW_OBJ_MUTEX] + 1) * sizeof **out);
-  if (!*out)
-    return 0;
-  for (size_t i = 0; i < a->nobjs[TW_OBJ_MUTEX]; i++)
-    if (a->objs[TW_OBJ_MUTEX][i].used)
-      (*out)[n++] = (uint32_t)i;
-  /* insertion sort: few mutexes, and no global comparator context */
-  const struct an_obj *m = a->objs[TW_OBJ_MUTEX];
-  for (size_t i = 1; i < n; i++) {
-    uint32_t v = (*out)[i];
+  const struct an_obj **v = objects(a, TW_OBJ_MUTEX, TW_OBJ_MUTEX, n);
+  for (size_t i = 1; v && i < *n; i++) { /* insertion sort: few mutexes */
+    const struct an_obj *x = v[i];
     size_t j = i;
-    for (; j > 0 && before(m, v, (*out)[j - 1]); j--)
-      (*out)[j] = (*out)[j - 1];
-    (*out)[j] = v;
+    for (; j > 0 && before(x, v[j - 1]); j--)
+      v[j] = v[j - 1];
+    v[j] = x;
   }
-  return n;
+  return v;
+}
+
+/* The state a task ended in; a deleted one says so (it left the analyses). */
+static const char *end_state(const struct an_task *t)
+{
+  if (t->t->now.state == TW_RTOS_DELETED)
+    return tw_rtos_state_name(TW_RTOS_DELETED);
+  return tw_an_state_name((enum tw_an_state)t->state);
+}
+
+static int task_prio(const struct tw_an *a, int core, uint32_t number)
+{
+  const struct tw_rtos_core *mc = core >= 0 ? tw_rtos_core_at(a->m, (size_t)core) : NULL;
+  const struct tw_rtos_task *t = mc ? tw_rtos_task(a->m, mc->endpoint, number) : NULL;
+  return t ? t->base_prio : -1;
 }
 
 static void jfinding(FILE *f, const struct tw_an *a, const struct tw_an_finding *fd)
 {
-  char b[128], text[512];
+  char b[128], text[1024];
   fprintf(f, "{\"kind\":\"%s\",\"core\":%d,\"t0\":%" PRIu64 ",\"t1\":%" PRIu64
              ",\"ns\":%" PRIu64 ",\"across_gap\":%s,\"tasks\":[",
           tw_an_finding_name(fd->kind), fd->core, fd->t0, fd->t1, fd->ns,
           fd->across_gap ? "true" : "false");
   for (int i = 0; i < fd->ntasks; i++) {
-    int prio = fd->tasks[i] < a->nnames[TW_OBJ_TASK] &&
-                       a->names[TW_OBJ_TASK][fd->tasks[i]].have_prio
-                   ? a->names[TW_OBJ_TASK][fd->tasks[i]].prio : -1;
     fprintf(f, "%s{\"task\":%u,\"name\":", i ? "," : "", fd->tasks[i]);
-    jstr(f, nm(a, TW_OBJ_TASK, fd->tasks[i], b, sizeof b));
-    fprintf(f, ",\"prio\":%d}", prio);
+    jstr(f, nm(a, fd->core, TW_OBJ_TASK, fd->tasks[i], b, sizeof b));
+    fprintf(f, ",\"prio\":%d}", task_prio(a, fd->core, fd->tasks[i]));
   }
   fputs("],\"objects\":[", f);
   for (int i = 0; i < fd->nobjs; i++) {
     fprintf(f, "%s{\"kind\":\"%s\",\"obj\":%u,\"name\":", i ? "," : "",
             tw_obj_kind_name(fd->obj_kinds[i]), fd->objs[i]);
-    jstr(f, nm(a, fd->obj_kinds[i], fd->objs[i], b, sizeof b));
+    jstr(f, nm(a, fd->core, fd->obj_kinds[i], fd->objs[i], b, sizeof b));
     fputc('}', f);
   }
   tw__an_finding_text(a, fd, text, sizeof text);
@@ -127,12 +206,45 @@ static void jfinding(FILE *f, const struct tw_an *a, const struct tw_an_finding 
   fputc('}', f);
 }
 
-static void jcore(FILE *f, const struct tw_an *a, size_t ci)
+static void jtask(FILE *f, const struct tw_an *a, const struct an_core *c, size_t ci,
+                  const struct an_task *t, int first)
+{
+  char b[128];
+  uint64_t dur = c->t1 - c->t0;
+  struct tw_an_task_stats ts;
+  if (tw_an_task(a, (int)ci, t->t->number, &ts) < 0)
+    return;
+  fprintf(f, "%s{\"task\":%u,\"name\":", first ? "" : ",", t->t->number);
+  jstr(f, nm(a, (int)ci, TW_OBJ_TASK, t->t->number, b, sizeof b));
+  fprintf(f, ",\"prio\":%d,\"state_end\":\"%s\"", ts.prio, end_state(t));
+  if (ts.state == TW_AN_BLOCKED && ts.wait_kind) {
+    fprintf(f, ",\"waits_on\":{\"kind\":\"%s\",\"obj\":%u,\"name\":",
+            tw_obj_kind_name(ts.wait_kind), ts.wait_obj);
+    jstr(f, nm(a, (int)ci, ts.wait_kind, ts.wait_obj, b, sizeof b));
+    fputc('}', f);
+  }
+  fprintf(f, ",\"cpu_ns\":%" PRIu64 ",\"cpu_pct\":%.3f,\"switches_in\":%" PRIu64
+             ",\"state_ns\":{",
+          t->cpu_ns, pct(t->cpu_ns, dur), t->switches_in);
+  for (int s = 1; s < TW_AN_NSTATES; s++)
+    fprintf(f, "%s\"%s\":%" PRIu64, s > 1 ? "," : "", tw_an_state_name((enum tw_an_state)s),
+            t->ns[s]);
+  fprintf(f, ",\"in_interrupt\":%" PRIu64, t->intr_ns);
+  fputs("},\"release_latency\":", f);
+  jhist(f, t->latency, 0);
+  fputs(",\"load_permille\":", f);
+  jload(f, c, t->win);
+  fputc('}', f);
+}
+
+static int jcore(FILE *f, const struct tw_an *a, size_t ci)
 {
   const struct an_core *c = &a->cores[ci];
   char b[128];
   uint64_t dur = c->t1 - c->t0;
-  fprintf(f, "{\"core\":%zu,\"name\":", ci);
+  size_t n;
+  const struct an_task **tasks = core_tasks(a, ci, &n);
+  fprintf(f, "{\"core\":%zu,\"endpoint\":%u,\"name\":", ci, c->mc->endpoint);
   jstr(f, c->name ? c->name : "core");
   fprintf(f, ",\"t0\":%" PRIu64 ",\"t1\":%" PRIu64 ",\"duration_ns\":%" PRIu64
              ",\"events\":%" PRIu64 ",\"context_switches\":%" PRIu64
@@ -142,47 +254,21 @@ static void jcore(FILE *f, const struct tw_an *a, size_t ci)
              ",\"release_latency\":",
           c->t0, c->t1, dur, c->events, c->switches,
           dur ? (double)c->switches * 1e9 / (double)dur : 0.0, c->isr_ns, pct(c->isr_ns, dur),
-          c->unknown_ns, c->max_nesting, c->win_w, c->unmatched, c->backwards);
+          c->unknown_ns, c->mc->max_depth, c->win_w, c->mc->unmatched_exits, c->mc->backwards);
   jhist(f, c->latency, 1);
   fputs(",\"switches_per_window\":[", f);
   for (unsigned i = 0; i < nwin(c); i++)
     fprintf(f, "%s%" PRIu64, i ? "," : "", c->win_switches[i]);
   fputs("],\"tasks\":[", f);
-  int first = 1;
-  for (size_t i = 0; i < c->ntasks; i++) {
-    const struct an_task *t = &c->tasks[i];
-    struct tw_an_task_stats ts;
-    if (!t->used || tw_an_task(a, (int)ci, (uint16_t)i, &ts) < 0)
-      continue;
-    fprintf(f, "%s{\"task\":%zu,\"name\":", first ? "" : ",", i);
-    first = 0;
-    jstr(f, nm(a, TW_OBJ_TASK, (uint32_t)i, b, sizeof b));
-    fprintf(f, ",\"prio\":%d,\"state_end\":\"%s\"", ts.prio, tw_an_state_name(ts.state));
-    if (ts.state == TW_AN_BLOCKED) {
-      fprintf(f, ",\"waits_on\":{\"kind\":\"%s\",\"obj\":%u,\"name\":",
-              tw_obj_kind_name(ts.wait_kind), ts.wait_obj);
-      jstr(f, nm(a, ts.wait_kind, ts.wait_obj, b, sizeof b));
-      fputc('}', f);
-    }
-    fprintf(f, ",\"cpu_ns\":%" PRIu64 ",\"cpu_pct\":%.3f,\"switches_in\":%" PRIu64
-               ",\"state_ns\":{",
-            t->cpu_ns, pct(t->cpu_ns, dur), t->switches_in);
-    for (int s = 1; s < TW_AN_NSTATES; s++)
-      fprintf(f, "%s\"%s\":%" PRIu64, s > 1 ? "," : "", tw_an_state_name((enum tw_an_state)s),
-              t->ns[s]);
-    fprintf(f, ",\"in_interrupt\":%" PRIu64, t->intr_ns);
-    fputs("},\"release_latency\":", f);
-    jhist(f, t->latency, 0);
-    fputs(",\"load_permille\":", f);
-    jload(f, c, t->win);
-    fputc('}', f);
-  }
+  for (size_t i = 0; tasks && i < n; i++)
+    jtask(f, a, c, ci, tasks[i], i == 0);
+  free(tasks);
   fputs("],\"irqs\":[", f);
   for (size_t i = 0; i < c->nirqs_used; i++) {
     const struct an_irq *q = &c->irqs[i];
     fprintf(f, "%s{\"irq\":%" PRId64 ",\"name\":", i ? "," : "",
             q->irq == TW_AN_IRQ_UNKNOWN ? (int64_t)-1 : (int64_t)q->irq);
-    jstr(f, nm(a, TW_OBJ_IRQ, q->irq, b, sizeof b));
+    jstr(f, nm(a, (int)ci, TW_OBJ_IRQ, q->irq, b, sizeof b));
     fprintf(f, ",\"count\":%" PRIu64 ",\"nested\":%" PRIu64 ",\"max_depth\":%d,\"cpu_ns\":%" PRIu64
                ",\"cpu_pct\":%.3f,\"cut_by_loss\":%" PRIu64 ",\"duration\":",
             q->count, q->nested, q->max_depth, q->cpu_ns, pct(q->cpu_ns, dur), q->cut);
@@ -192,83 +278,95 @@ static void jcore(FILE *f, const struct tw_an *a, size_t ci)
     fputc('}', f);
   }
   fputs("]}", f);
+  return tasks || !a->ntasks ? 0 : TW_ENOMEM;
 }
 
-static void jobjects(FILE *f, const struct tw_an *a)
+static int jobjects(FILE *f, const struct tw_an *a)
 {
   char b[128];
-  int first = 1;
+  size_t n;
+  const struct an_obj **v = objects(a, TW_OBJ_SEM, TW_OBJ_COUNT - 1, &n);
   fputs("\"objects\":[", f);
-  for (unsigned k = TW_OBJ_SEM; k <= TW_OBJ_RSEM; k++) {
-    for (size_t i = 0; i < a->nobjs[k]; i++) {
-      const struct an_obj *o = &a->objs[k][i];
-      if (!o->used)
-        continue;
-      fprintf(f, "%s{\"kind\":\"%s\",\"obj\":%zu,\"name\":", first ? "" : ",",
-              tw_obj_kind_name((enum tw_obj_kind)k), i);
-      first = 0;
-      jstr(f, nm(a, k, (uint32_t)i, b, sizeof b));
-      fprintf(f, ",\"waits\":%" PRIu64 ",\"releases\":%" PRIu64 ",\"type_counts\":[",
-              o->blocks, o->releases);
-      for (int t = 0; t < TW_AN_MAX_TYPES; t++)
-        fprintf(f, "%s%" PRIu64, t ? "," : "", o->count[t]);
-      fputs("],\"blocked\":", f);
-      jhist(f, o->wait, 1);
-      fputc('}', f);
-    }
+  for (size_t i = 0; v && i < n; i++) {
+    const struct an_obj *x = v[i];
+    const struct tw_rtos_obj *o = x->o;
+    fprintf(f, "%s{\"kind\":\"%s\",\"endpoint\":%u,\"obj\":%u,\"name\":", i ? "," : "",
+            tw_obj_kind_name((enum tw_obj_kind)o->kind), o->endpoint, o->number);
+    jstr(f, nm_ep(a, o->endpoint, o->kind, o->number, b, sizeof b));
+    fprintf(f, ",\"waits\":%" PRIu64 ",\"releases\":%" PRIu64 ",\"type_counts\":[",
+            x->blocks, x->releases);
+    for (int t = 0; t < TW_AN_MAX_TYPES; t++)
+      fprintf(f, "%s%" PRIu64, t ? "," : "", x->count[t]);
+    fputs("],\"blocked\":", f);
+    jhist(f, x->wait, 1);
+    fputc('}', f);
   }
   fputc(']', f);
+  free(v);
+  return v || !a->nobjs ? 0 : TW_ENOMEM;
 }
 
-void tw_an_write_json(const struct tw_an *a, FILE *f)
+/* The file's error, or the engine's: the results may be incomplete. */
+static int written(const struct tw_an *a, FILE *f, int rc)
+{
+  if (fflush(f) != 0 || ferror(f))
+    return TW_EIO;
+  return rc ? rc : a->err;
+}
+
+int tw_an_write_json(const struct tw_an *a, FILE *f)
 {
   char b[128];
+  int rc = 0, first = 1;
+  size_t n;
   fprintf(f, "{\"starve_ns\":%" PRIu64 ",\"percentiles\":\"log-bucket, <=3.1%% error\",\"cores\":[",
           a->cfg.starve_ns);
-  int first = 1;
   for (size_t i = 0; i < a->ncores; i++) {
-    if (!a->cores[i].used || !a->cores[i].events)
+    if (!a->cores[i].mc || !a->cores[i].in_span)
       continue;
     if (!first)
       fputc(',', f);
     first = 0;
-    jcore(f, a, i);
+    rc = rc ? rc : jcore(f, a, i);
   }
   fputs("],\"mutexes\":[", f);
-  uint32_t *rank;
-  size_t n = ranked_mutexes(a, &rank);
-  for (size_t r = 0; r < n; r++) {
-    const struct an_obj *o = &a->objs[TW_OBJ_MUTEX][rank[r]];
-    fprintf(f, "%s{\"mutex\":%u,\"rank\":%zu,\"name\":", r ? "," : "", rank[r], r + 1);
-    jstr(f, nm(a, TW_OBJ_MUTEX, rank[r], b, sizeof b));
+  const struct an_obj **rank = ranked_mutexes(a, &n);
+  for (size_t r = 0; rank && r < n; r++) {
+    const struct an_obj *o = rank[r];
+    fprintf(f, "%s{\"mutex\":%u,\"endpoint\":%u,\"rank\":%zu,\"name\":", r ? "," : "",
+            o->o->number, o->o->endpoint, r + 1);
+    jstr(f, nm_ep(a, o->o->endpoint, TW_OBJ_MUTEX, o->o->number, b, sizeof b));
     fprintf(f, ",\"locks\":%" PRIu64 ",\"unlocks\":%" PRIu64 ",\"inc_locks\":%" PRIu64
                ",\"dec_locks\":%" PRIu64 ",\"blocks\":%" PRIu64 ",\"contended\":%" PRIu64
                ",\"max_depth\":%d,\"wait_total_ns\":%.0f,\"hold\":",
-            o->count[0], o->count[1], o->count[2], o->count[3], o->blocks, o->contended,
+            o->locks, o->unlocks, o->inc_locks, o->dec_locks, o->blocks, o->contended,
             o->max_depth, o->wait ? o->wait->sum : 0.0);
     jhist(f, o->hold, 1);
     fputs(",\"wait\":", f);
     jhist(f, o->wait, 1);
     fputc('}', f);
   }
+  if (!rank && a->nobjs)
+    rc = rc ? rc : TW_ENOMEM;
   free(rank);
   fputs("],", f);
-  jobjects(f, a);
+  rc = rc ? rc : jobjects(f, a);
   fputs(",\"findings\":[", f);
   for (size_t i = 0; i < a->nfind; i++) {
     if (i)
       fputc(',', f);
     jfinding(f, a, &a->findings[i]);
   }
-  static const char *const cause[] = {"ring", "packets", "unexplained"};
   fprintf(f, "],\"loss\":{\"ring_drops\":%" PRIu64 ",\"packets_lost\":%" PRIu64
-             ",\"unexplained\":%" PRIu64 ",\"merged_entries\":%zu,\"gaps\":[",
-          a->lost[0], a->lost[1], a->lost[2], a->loss_merged);
+             ",\"unexplained\":%" PRIu64 ",\"restarts\":%zu,\"merged_entries\":%zu,\"gaps\":[",
+          a->lost[TW_AN_LOSS_RING], a->lost[TW_AN_LOSS_PACKETS], a->lost[TW_AN_LOSS_UNEXPLAINED],
+          restarts(a), a->loss_merged);
   for (size_t i = 0; i < a->nloss; i++)
     fprintf(f, "%s{\"t\":%" PRIu64 ",\"core\":%d,\"cause\":\"%s\",\"count\":%" PRIu64 "}",
-            i ? "," : "", a->losses[i].t, a->losses[i].core, cause[a->losses[i].cause],
-            a->losses[i].count);
+            i ? "," : "", a->losses[i].t, a->losses[i].core,
+            tw_rtos_cause_name((enum tw_rtos_loss_cause)a->losses[i].cause), a->losses[i].count);
   fputs("]}}\n", f);
+  return written(a, f, rc);
 }
 
 /* ---- text ------------------------------------------------------------------ */
@@ -288,7 +386,8 @@ static void fmt_ns(char *buf, size_t cap, uint64_t ns)
 void tw__an_finding_text(const struct tw_an *a, const struct tw_an_finding *fd, char *buf,
                          size_t cap)
 {
-  char n0[64], n1[64], n2[64], o0[64], d[32], t0[32], t1[32];
+  char n0[128], n1[128], n2[128], o0[128], d[32], t0[32], t1[32];
+  int c = fd->core;
   fmt_ns(d, sizeof d, fd->ns);
   fmt_ns(t0, sizeof t0, fd->t0);
   fmt_ns(t1, sizeof t1, fd->t1);
@@ -297,31 +396,32 @@ void tw__an_finding_text(const struct tw_an *a, const struct tw_an_finding *fd, 
   case TW_AN_PRIO_INVERSION:
     snprintf(buf, cap, "%s blocked on %s held by lower-priority %s while %s%s ran: %s inverted, "
              "%s..%s%s",
-             nm(a, TW_OBJ_TASK, fd->tasks[0], n0, sizeof n0),
-             nm(a, TW_OBJ_MUTEX, fd->objs[0], o0, sizeof o0),
-             nm(a, TW_OBJ_TASK, fd->tasks[1], n1, sizeof n1),
-             fd->ntasks > 2 ? nm(a, TW_OBJ_TASK, fd->tasks[2], n2, sizeof n2) : "?",
+             nm(a, c, TW_OBJ_TASK, fd->tasks[0], n0, sizeof n0),
+             nm(a, c, fd->obj_kinds[0], fd->objs[0], o0, sizeof o0),
+             nm(a, c, TW_OBJ_TASK, fd->tasks[1], n1, sizeof n1),
+             fd->ntasks > 2 ? nm(a, c, TW_OBJ_TASK, fd->tasks[2], n2, sizeof n2) : "?",
              fd->ntasks > 3 ? " (and others)" : "", d, t0, t1, gap);
     break;
   case TW_AN_DEADLOCK: {
     size_t o = (size_t)snprintf(buf, cap, "wait-for cycle:");
     for (int i = 0; i < fd->ntasks && o < cap; i++)
       o += (size_t)snprintf(buf + o, cap - o, " %s waits for %s held by",
-                            nm(a, TW_OBJ_TASK, fd->tasks[i], n0, sizeof n0),
-                            i < fd->nobjs ? nm(a, TW_OBJ_MUTEX, fd->objs[i], o0, sizeof o0) : "?");
+                            nm(a, c, TW_OBJ_TASK, fd->tasks[i], n0, sizeof n0),
+                            i < fd->nobjs ? nm(a, c, fd->obj_kinds[i], fd->objs[i], o0, sizeof o0)
+                                          : "?");
     if (o < cap)
       snprintf(buf + o, cap - o, " %s; from %s for %s%s",
-               nm(a, TW_OBJ_TASK, fd->tasks[0], n0, sizeof n0), t0, d, gap);
+               nm(a, c, TW_OBJ_TASK, fd->tasks[0], n0, sizeof n0), t0, d, gap);
     break;
   }
   case TW_AN_STARVATION:
     snprintf(buf, cap, "%s ready but not run for %s (%s..%s)%s",
-             nm(a, TW_OBJ_TASK, fd->tasks[0], n0, sizeof n0), d, t0, t1, gap);
+             nm(a, c, TW_OBJ_TASK, fd->tasks[0], n0, sizeof n0), d, t0, t1, gap);
     break;
   case TW_AN_BLOCKED_AT_END:
     snprintf(buf, cap, "%s still blocked on %s at the end of the trace, since %s (%s)%s",
-             nm(a, TW_OBJ_TASK, fd->tasks[0], n0, sizeof n0),
-             nm(a, fd->obj_kinds[0], fd->objs[0], o0, sizeof o0), t0, d, gap);
+             nm(a, c, TW_OBJ_TASK, fd->tasks[0], n0, sizeof n0),
+             nm(a, c, fd->obj_kinds[0], fd->objs[0], o0, sizeof o0), t0, d, gap);
     break;
   default:
     snprintf(buf, cap, "?");
@@ -342,79 +442,112 @@ static void thist(FILE *f, const char *label, const struct tw_hist *h)
           b, c, d, e);
 }
 
-void tw_an_write_text(const struct tw_an *a, FILE *f)
+static void text_core(const struct tw_an *a, FILE *f, size_t ci)
 {
   char b[128], d[32];
-  for (size_t ci = 0; ci < a->ncores; ci++) {
-    const struct an_core *c = &a->cores[ci];
-    if (!c->used || !c->events)
-      continue;
-    uint64_t dur = c->t1 - c->t0;
-    fmt_ns(d, sizeof d, dur);
-    fprintf(f, "== %s: %" PRIu64 " events over %s, %" PRIu64 " context switches (%.1f/s), "
-               "interrupts %.2f%% CPU, max nesting %d\n",
-            c->name ? c->name : "core", c->events, d, c->switches,
-            dur ? (double)c->switches * 1e9 / (double)dur : 0.0, pct(c->isr_ns, dur),
-            c->max_nesting);
-    fprintf(f, "  tasks (CPU %%, state at end):\n");
-    for (size_t i = 0; i < c->ntasks; i++) {
-      const struct an_task *t = &c->tasks[i];
-      if (!t->used)
-        continue;
-      fprintf(f, "    %-20s %6.2f%%  %-9s switches in %" PRIu64 "\n",
-              nm(a, TW_OBJ_TASK, (uint32_t)i, b, sizeof b), pct(t->cpu_ns, dur),
-              tw_an_state_name((enum tw_an_state)t->state), t->switches_in);
-      thist(f, "release", t->latency);
-    }
-    if (c->nirqs_used)
-      fprintf(f, "  interrupts (CPU %%, count, duration):\n");
-    for (size_t i = 0; i < c->nirqs_used; i++) {
-      const struct an_irq *q = &c->irqs[i];
-      fprintf(f, "    %-20s %6.2f%%  %" PRIu64 " taken, %" PRIu64 " nested\n",
-              nm(a, TW_OBJ_IRQ, q->irq, b, sizeof b), pct(q->cpu_ns, dur), q->count, q->nested);
-      thist(f, "duration", q->dur);
-    }
-    if (c->latency && c->latency->n) {
-      fprintf(f, "  interrupt -> released task running:\n");
-      thist(f, "latency", c->latency);
-    }
+  const struct an_core *c = &a->cores[ci];
+  uint64_t dur = c->t1 - c->t0;
+  size_t n;
+  const struct an_task **tasks = core_tasks(a, ci, &n);
+  fmt_ns(d, sizeof d, dur);
+  fprintf(f, "== %s: %" PRIu64 " events over %s, %" PRIu64 " context switches (%.1f/s), "
+             "interrupts %.2f%% CPU, max nesting %d\n",
+          c->name ? c->name : "core", c->events, d, c->switches,
+          dur ? (double)c->switches * 1e9 / (double)dur : 0.0, pct(c->isr_ns, dur),
+          c->mc->max_depth);
+  fprintf(f, "  tasks (CPU %%, state at end):\n");
+  for (size_t i = 0; tasks && i < n; i++) {
+    const struct an_task *t = tasks[i];
+    fprintf(f, "    %-20s %6.2f%%  %-9s switches in %" PRIu64 "\n",
+            nm(a, (int)ci, TW_OBJ_TASK, t->t->number, b, sizeof b), pct(t->cpu_ns, dur),
+            end_state(t), t->switches_in);
+    thist(f, "release", t->latency);
   }
-  uint32_t *rank;
-  size_t n = ranked_mutexes(a, &rank);
-  if (n)
+  free(tasks);
+  if (c->nirqs_used)
+    fprintf(f, "  interrupts (CPU %%, count, duration):\n");
+  for (size_t i = 0; i < c->nirqs_used; i++) {
+    const struct an_irq *q = &c->irqs[i];
+    fprintf(f, "    %-20s %6.2f%%  %" PRIu64 " taken, %" PRIu64 " nested\n",
+            nm(a, (int)ci, TW_OBJ_IRQ, q->irq, b, sizeof b), pct(q->cpu_ns, dur), q->count,
+            q->nested);
+    thist(f, "duration", q->dur);
+  }
+  if (c->latency && c->latency->n) {
+    fprintf(f, "  interrupt -> released task running:\n");
+    thist(f, "latency", c->latency);
+  }
+}
+
+static void text_objects(const struct tw_an *a, FILE *f)
+{
+  char b[128];
+  size_t n;
+  const struct an_obj **rank = ranked_mutexes(a, &n);
+  if (rank && n)
     fprintf(f, "== mutexes, most contended first:\n");
-  for (size_t r = 0; r < n; r++) {
-    const struct an_obj *o = &a->objs[TW_OBJ_MUTEX][rank[r]];
+  for (size_t r = 0; rank && r < n; r++) {
+    const struct an_obj *o = rank[r];
     fprintf(f, "  %zu. %-20s locks %" PRIu64 ", blocks %" PRIu64 ", max depth %d\n", r + 1,
-            nm(a, TW_OBJ_MUTEX, rank[r], b, sizeof b), o->count[0], o->blocks, o->max_depth);
+            nm_ep(a, o->o->endpoint, TW_OBJ_MUTEX, o->o->number, b, sizeof b), o->locks,
+            o->blocks, o->max_depth);
     thist(f, "hold", o->hold);
     thist(f, "wait", o->wait);
   }
   free(rank);
-  for (unsigned k = TW_OBJ_SEM; k <= TW_OBJ_RSEM; k++)
-    for (size_t i = 0; i < a->nobjs[k]; i++) {
-      const struct an_obj *o = &a->objs[k][i];
-      if (!o->used)
-        continue;
-      fprintf(f, "  %-6s %-20s waits %" PRIu64 ", releases %" PRIu64 "\n",
-              tw_obj_kind_name((enum tw_obj_kind)k), nm(a, k, (uint32_t)i, b, sizeof b),
-              o->blocks, o->releases);
-      thist(f, "blocked", o->wait);
-    }
+  const struct an_obj **v = objects(a, TW_OBJ_SEM, TW_OBJ_COUNT - 1, &n);
+  for (size_t i = 0; v && i < n; i++) {
+    const struct tw_rtos_obj *o = v[i]->o;
+    fprintf(f, "  %-6s %-20s waits %" PRIu64 ", releases %" PRIu64 "\n",
+            tw_obj_kind_name((enum tw_obj_kind)o->kind),
+            nm_ep(a, o->endpoint, o->kind, o->number, b, sizeof b), v[i]->blocks,
+            v[i]->releases);
+    thist(f, "blocked", v[i]->wait);
+  }
+  free(v);
+}
+
+static const char *cause_text(enum tw_an_loss_cause c)
+{
+  switch (c) {
+  case TW_AN_LOSS_PACKETS: return "packets lost";
+  case TW_AN_LOSS_RING: return "events dropped (ring)";
+  case TW_AN_LOSS_STOPPED: return "recording stopped and restarted";
+  default: return "events unexplained";
+  }
+}
+
+int tw_an_write_text(const struct tw_an *a, FILE *f)
+{
+  char d[32];
+  size_t nr = restarts(a);
+  for (size_t ci = 0; ci < a->ncores; ci++)
+    if (a->cores[ci].mc && a->cores[ci].in_span)
+      text_core(a, f, ci);
+  text_objects(a, f);
   fprintf(f, "== findings: %zu\n", a->nfind);
   for (size_t i = 0; i < a->nfind; i++) {
-    char text[512];
+    char text[1024];
     tw__an_finding_text(a, &a->findings[i], text, sizeof text);
     fprintf(f, "  %s: %s\n", tw_an_finding_name(a->findings[i].kind), text);
   }
   fprintf(f, "== loss: %" PRIu64 " events dropped by the ring, %" PRIu64 " packets lost, %" PRIu64
-             " unexplained\n", a->lost[0], a->lost[1], a->lost[2]);
+             " unexplained", a->lost[TW_AN_LOSS_RING], a->lost[TW_AN_LOSS_PACKETS],
+          a->lost[TW_AN_LOSS_UNEXPLAINED]);
+  if (nr)
+    fprintf(f, ", %zu recording restart%s", nr, nr == 1 ? "" : "s");
+  fputc('\n', f);
   for (size_t i = 0; i < a->nloss && i < 20; i++) {
     fmt_ns(d, sizeof d, a->losses[i].t);
-    fprintf(f, "  at %s: %" PRIu64 " %s\n", d, a->losses[i].count,
-            a->losses[i].cause == TW_AN_LOSS_PACKETS ? "packets lost" :
-            a->losses[i].cause == TW_AN_LOSS_RING ? "events dropped (ring)" : "events unexplained");
+    if (a->losses[i].cause == TW_AN_LOSS_STOPPED)
+      fprintf(f, "  at %s: %s\n", d, cause_text(a->losses[i].cause));
+    else
+      fprintf(f, "  at %s: %" PRIu64 " %s\n", d, a->losses[i].count,
+              cause_text(a->losses[i].cause));
   }
   if (a->nloss > 20)
     fprintf(f, "  ... %zu more gaps (see --json)\n", a->nloss - 20);
+  if (a->err)
+    fprintf(f, "== incomplete: %s while analysing\n", tw_strerror(a->err));
+  return written(a, f, 0);
 }

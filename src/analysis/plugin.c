@@ -1,11 +1,10 @@
 /*
- * The "analysis" MTI plugin: reads the model's records and feeds the
- * engine (engine.c). It uses only the interfaces a user plugin has: per
- * component (core), the sources of the RTOS events, INTERRUPT, DROPS and
- * NAME; one event class per source selecting just the fields the engine
- * needs (task, the object field, type, index, time_ns; NAME's kind, prio,
- * number, name). Value offsets and sizes are read once at registration,
- * so a callback is a few loads, not a chain of virtual calls.
+ * The "analysis" MTI plugin: the engine (engine.c) observes the trace
+ * model's RTOS state model (TraceContext::GetModel, revision 1), which the
+ * system feeds, so the plugin needs no event class of its own: each
+ * event's changes reach the engine before the event's callbacks. A core
+ * is named after its component (the TraceContext's current component when
+ * the core first changes).
  *
  * Parameters: starve_ms (starvation threshold), json (JSON output), file
  * (where Release writes the results: "-" stdout, "" nothing).
@@ -18,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "an_internal.h"
+#include "tracewire/error.h"
 #include "tracewire/mti_plugin.h"
 #include "tracewire/io/file.h"
 
@@ -34,188 +34,75 @@ static const eslapi_CADIParameterInfo_t params[NPARAMS] = {
    .defaultString = "-"},
 };
 
-enum { V_T, V_TASK, V_OBJ, V_TYPE, V_INDEX, V_STR, NV };
-
-struct bind {
-  struct inst *in;
-  int core;
-  uint16_t id;
-  size_t off[NV];
-  uint8_t size[NV]; /* 0: absent */
-};
-
 /* Per-instance state (tw_mti_instance.state). */
 struct inst {
   struct tw_an *an;
-  struct bind *binds;
-  size_t nbinds, cap;
+  struct tw_rtos *model;
+  uint64_t starve_ns;
+  const TW_TraceContext *ctx;
+  MTI_SystemTraceInterface *sys;
 };
 
-static uint64_t rd(const MTI_EventRecord *r, size_t off, unsigned size)
+/* A core the engine first hears of gets the name of the component being
+ * fed (its first event's). */
+static void name_core(void *ctx, struct tw_an *an, int core)
 {
-  const uint8_t *p = (const uint8_t *)r + off;
-  switch (size) {
-  case 1: return *p;
-  case 2: { uint16_t v; memcpy(&v, p, 2); return v; }
-  case 4: { uint32_t v; memcpy(&v, p, 4); return v; }
-  case 8: { uint64_t v; memcpy(&v, p, 8); return v; }
-  default: return 0;
-  }
-}
-
-static void on_record(void *user, const MTI_EventClass *ec, const MTI_EventRecord *rec)
-{
-  const struct bind *b = user;
-  struct tw_an_ev ev;
-  (void)ec;
-  ev.t = rd(rec, b->off[V_T], b->size[V_T]);
-  ev.id = b->id;
-  ev.task = b->size[V_TASK] ? (uint16_t)rd(rec, b->off[V_TASK], b->size[V_TASK]) : TW_AN_NO_TASK;
-  ev.obj = (uint32_t)rd(rec, b->off[V_OBJ], b->size[V_OBJ]);
-  ev.type = (uint32_t)rd(rec, b->off[V_TYPE], b->size[V_TYPE]);
-  ev.index = (uint32_t)rd(rec, b->off[V_INDEX], b->size[V_INDEX]);
-  ev.str = NULL;
-  ev.str_len = 0;
-  if (b->size[V_STR]) {
-    const uint8_t *p = (const uint8_t *)rec + b->off[V_STR];
-    uint16_t n;
-    memcpy(&n, p - sizeof n, sizeof n);
-    ev.str = (const char *)p;
-    ev.str_len = n;
-  }
-  if (b->id == TW_AN_ID_TASK_SWITCH) { /* the task field is the switch's "type" */
-    ev.type = ev.task;
-    ev.task = TW_AN_NO_TASK;
-  }
-  tw_an_event(b->in->an, b->core, &ev);
-}
-
-/* Which field plays which role for event `id`. */
-static const char *role_field(const struct tw_event_desc *d, int role)
-{
-  if (d->id == TW_AN_ID_NAME) {
-    static const char *const n[NV] = {"time_ns", NULL, "number", "kind", "prio", "name"};
-    return n[role];
-  }
-  switch (role) {
-  case V_T: return "time_ns";
-  case V_TYPE: return d->id == TW_AN_ID_TASK_SWITCH ? NULL : "type";
-  case V_INDEX: return d->id == TW_AN_ID_DROPS ? "count" : "index";
-  case V_STR: return NULL;
-  case V_TASK:
-    for (unsigned i = 0; i < d->nfields; i++)
-      if (d->fields[i].obj == TW_OBJ_TASK)
-        return d->fields[i].name;
-    return NULL;
-  case V_OBJ:
-    for (unsigned i = 0; i < d->nfields; i++)
-      if (d->fields[i].obj != TW_OBJ_TASK && d->fields[i].obj != TW_OBJ_NONE)
-        return d->fields[i].name;
-    return NULL;
-  default: return NULL;
-  }
-}
-
-static int wanted(const struct tw_event_desc *d)
-{
-  return d->module == TW_MOD_RTOS || d->id == TW_AN_ID_INTERRUPT || d->id == TW_AN_ID_DROPS ||
-         d->id == TW_AN_ID_NAME;
-}
-
-static int bind_source(struct inst *in, int core, MTI_TraceSource *src,
-                       const struct tw_event_desc *d)
-{
-  const MTI_EventFieldType *f[NV] = {0};
-  MTI_FieldMask mask = 0;
-  for (int r = 0; r < NV; r++) {
-    const char *fn = role_field(d, r);
-    if (fn && (f[r] = src->vtbl->GetFieldByName(src, fn)))
-      mask |= 1u << f[r]->vtbl->GetIndex(f[r]);
-  }
-  if (!f[V_T])
-    return 0;
-  MTI_EventClass *ec = src->vtbl->CreateEventClass(src, mask);
-  if (!ec)
-    return -1;
-  struct bind *b;
-  if (in->nbinds == in->cap) /* sized at registration: callbacks keep these pointers */
-    return -1;
-  b = &in->binds[in->nbinds];
-  memset(b, 0, sizeof *b);
-  b->in = in;
-  b->core = core;
-  b->id = d->id;
-  for (int r = 0; r < NV; r++) {
-    if (!f[r])
-      continue;
-    MTI_ValueIndex v = ec->vtbl->GetValueIndex(ec, f[r]->vtbl->GetName(f[r]));
-    b->off[r] = ec->vtbl->GetValueOffset(ec, v);
-    b->size[r] = r == V_STR ? 1 : (uint8_t)f[r]->vtbl->GetSize(f[r]);
-  }
-  if (ec->vtbl->RegisterCallback(ec, on_record, b) != MTI_OK)
-    return -1;
-  in->nbinds++;
-  return 0;
+  struct inst *in = ctx;
+  const MTI_ComponentTraceInterface *comp = in->ctx->vtbl->GetCurrentComponent(in->ctx);
+  for (int i = 0; comp && i < in->sys->vtbl->GetNumOfTraceComponents(in->sys); i++)
+    if (eslapi_ObtainPointer(in->sys->vtbl->GetComponentTrace(in->sys, i),
+                             MTI_ComponentTraceInterface) == comp)
+      tw_an_set_core_name(an, core, in->sys->vtbl->GetComponentTracePath(in->sys, i));
 }
 
 static eslapi_CADIReturn_t an_register(struct tw_mti_instance *mi, eslapi_CAInterface *sim)
 {
   struct inst *in = mi->state;
-  MTI_SystemTraceInterface *sys = eslapi_ObtainPointer(sim, MTI_SystemTraceInterface);
-  if (!sys)
-    return CADI_STATUS_GeneralError;
-  int n = sys->vtbl->GetNumOfTraceComponents(sys);
-  in->cap = (size_t)(n > 0 ? n : 1) * tw_event_ndescs;
-  if (!(in->binds = calloc(in->cap, sizeof *in->binds)))
+  struct tw_an_cfg cfg = {.starve_ns = in->starve_ns};
+  in->sys = eslapi_ObtainPointer(sim, MTI_SystemTraceInterface);
+  in->ctx = (const TW_TraceContext *)eslapi_ObtainInterface(sim, TW_TraceContext_IFNAME, 1, NULL);
+  if (!in->sys || !in->ctx)
+    return CADI_STATUS_GeneralError; /* a simulation without the state model */
+  in->model = in->ctx->vtbl->GetModel(in->ctx);
+  if (tw_an_create_on(&in->an, in->model, &cfg) < 0)
     return CADI_STATUS_InsufficientResources;
-  for (int i = 0; i < n; i++) {
-    MTI_ComponentTraceInterface *c = eslapi_ObtainPointer(sys->vtbl->GetComponentTrace(sys, i),
-                                                          MTI_ComponentTraceInterface);
-    if (!c)
-      continue;
-    tw_an_set_core_name(in->an, i, sys->vtbl->GetComponentTracePath(sys, i));
-    for (size_t k = 0; k < tw_event_ndescs; k++) {
-      const struct tw_event_desc *d = &tw_event_descs[k];
-      MTI_TraceSource *src;
-      if (!wanted(d) || !(src = c->vtbl->GetTraceSourceByName(c, d->name)))
-        continue;
-      if (bind_source(in, i, src, d) < 0)
-        return CADI_STATUS_GeneralError;
-    }
-  }
+  tw_an_on_core(in->an, name_core, in);
   return CADI_STATUS_OK;
 }
 
 static int an_instantiate(struct tw_mti_instance *mi)
 {
   struct inst *in = mi->state;
-  struct tw_an_cfg cfg = {.starve_ns = (uint64_t)tw_mti_instance_int(mi, "starve_ms") * 1000000ull};
-  return tw_an_create(&in->an, &cfg) < 0 ? -1 : 0;
+  in->starve_ns = (uint64_t)tw_mti_instance_int(mi, "starve_ms") * 1000000ull;
+  return 0; /* the engine is made at RegisterSimulation, on the simulation's model */
 }
 
 static void an_release(struct tw_mti_instance *mi)
 {
   struct inst *in = mi->state;
   const char *path = tw_mti_instance_string(mi, "file");
+  if (!in->an)
+    return; /* never registered */
   tw_an_finish(in->an);
   if (path[0]) {
     char err[400];
     FILE *f = tw_file_fopen_w(path, err, sizeof err); /* never over the trace; - is stdout */
     if (f) {
-      if (tw_mti_instance_bool(mi, "json"))
-        tw_an_write_json(in->an, f);
-      else
-        tw_an_write_text(in->an, f);
-      int bad = ferror(f) != 0;
-      bad |= (f == stdout ? fflush(f) : fclose(f)) != 0;
-      if (bad)
-        tw_mti_instance_fail(mi, "%s: write failed: %s", path, strerror(errno));
+      int rc = tw_mti_instance_bool(mi, "json") ? tw_an_write_json(in->an, f)
+                                                : tw_an_write_text(in->an, f);
+      if (ferror(f) && !rc)
+        rc = TW_EIO;
+      if ((f == stdout ? fflush(f) : fclose(f)) != 0 && !rc)
+        rc = TW_EIO;
+      if (rc)
+        tw_mti_instance_fail(mi, "%s: %s", path, rc == TW_EIO ? strerror(errno) : tw_strerror(rc));
     } else {
       tw_mti_instance_fail(mi, "%s", err);
     }
+  } else if (tw_an_error(in->an)) {
+    tw_mti_instance_fail(mi, "%s (the results are incomplete)", tw_strerror(tw_an_error(in->an)));
   }
   tw_an_destroy(in->an);
-  free(in->binds);
 }
 
 static const struct tw_mti_plugin_desc analysis = {

@@ -1,30 +1,8 @@
-/* Read access to the engine's results, and the vocabulary-derived table
- * of which events name a task and which object. */
+/* Read access to the engine's results; names come from the model, per
+ * endpoint, whole. */
 #include <stdio.h>
 #include <string.h>
 #include "an_internal.h"
-
-void tw__an_kinds_init(struct tw_an *a)
-{
-  for (uint16_t id = 1; id <= TW_AN_ID_LAST_RTOS; id++) {
-    const struct tw_event_desc *d = tw_event_desc_by_id(id);
-    struct an_kind *k = &a->kinds[id];
-    if (!d || d->module != TW_MOD_RTOS)
-      continue;
-    k->valid = 1;
-    for (unsigned i = 0; i < d->nfields; i++) {
-      if (d->fields[i].obj == TW_OBJ_TASK)
-        k->has_task = 1;
-      else if (d->fields[i].obj != TW_OBJ_NONE)
-        k->obj_kind = (uint8_t)d->fields[i].obj;
-    }
-    if (id == TW_AN_ID_TASK_SWITCH)
-      k->has_task = 1;
-    k->default_marker = d->default_marker;
-    for (uint32_t v = 0; v < TW_AN_MAX_TYPES; v++)
-      k->marker[v] = tw_event_marker(d, v);
-  }
-}
 
 size_t tw_an_nfindings(const struct tw_an *a) { return a->nfind; }
 
@@ -42,14 +20,23 @@ const struct tw_an_loss *tw_an_loss_at(const struct tw_an *a, size_t i)
 
 uint64_t tw_an_lost(const struct tw_an *a, enum tw_an_loss_cause cause)
 {
-  return cause < TW_AN_NCAUSES ? a->lost[cause] : 0;
+  return (unsigned)cause < TW_AN_NCAUSES ? a->lost[cause] : 0;
 }
 
-const char *tw_an_name(const struct tw_an *a, enum tw_obj_kind kind, uint32_t number, char *buf,
-                       size_t cap)
+static const struct an_core *core_at(const struct tw_an *a, int core)
 {
-  if ((unsigned)kind < TW_OBJ_COUNT && number < a->nnames[kind] && a->names[kind][number].s)
-    return a->names[kind][number].s;
+  if (core < 0 || (size_t)core >= a->ncores || !a->cores[core].mc)
+    return NULL;
+  return &a->cores[core];
+}
+
+const char *tw_an_name(const struct tw_an *a, int core, enum tw_obj_kind kind, uint32_t number,
+                       char *buf, size_t cap)
+{
+  const struct an_core *c = core_at(a, core);
+  const char *s = c ? tw_rtos_name(a->m, c->mc->endpoint, kind, number) : NULL;
+  if (s)
+    return s;
   if (kind == TW_OBJ_IRQ && number == TW_AN_IRQ_UNKNOWN)
     snprintf(buf, cap, "irq ?");
   else
@@ -70,63 +57,79 @@ const char *tw_an_state_name(enum tw_an_state s)
   return (unsigned)s < TW_AN_NSTATES ? n[s] : "?";
 }
 
-int tw_an_ncores(const struct tw_an *a) { return (int)a->ncores; }
+int tw_an_ncores(const struct tw_an *a) { return (int)a->ncores_used; }
+
+/* The engine's task for (core's endpoint, number), listed on that core. */
+static const struct an_task *task_on(const struct tw_an *a, int core, uint32_t number)
+{
+  const struct an_core *c = core_at(a, core);
+  const struct tw_rtos_task *t = c ? tw_rtos_task(a->m, c->mc->endpoint, number) : NULL;
+  const struct an_task *x = t && t->id < a->ntasks ? &a->tasks[t->id] : NULL;
+  return x && x->t && x->seen && x->core == core ? x : NULL;
+}
 
 int tw_an_task(const struct tw_an *a, int core, uint16_t task, struct tw_an_task_stats *out)
 {
-  if (core < 0 || (size_t)core >= a->ncores || task >= a->cores[core].ntasks ||
-      !a->cores[core].tasks[task].used)
+  const struct an_task *x = task_on(a, core, task);
+  const struct tw_rtos_phase *p;
+  if (!x)
     return -1;
-  const struct an_task *t = &a->cores[core].tasks[task];
+  p = &x->t->now;
   memset(out, 0, sizeof *out);
   out->task = task;
-  out->prio = task < a->nnames[TW_OBJ_TASK] && a->names[TW_OBJ_TASK][task].have_prio
-                  ? a->names[TW_OBJ_TASK][task].prio : -1;
-  out->state = (enum tw_an_state)t->state;
-  out->wait_kind = t->wait_kind;
-  out->wait_obj = t->wait_obj;
-  memcpy(out->ns, t->ns, sizeof out->ns);
-  out->cpu_ns = t->cpu_ns;
-  out->switches_in = t->switches_in;
-  out->latency = t->latency;
+  out->prio = x->t->base_prio;
+  out->state = (enum tw_an_state)x->state;
+  if (out->state == TW_AN_BLOCKED) {
+    out->wait_kind = p->wait_kind;
+    out->wait_obj = p->wait_obj;
+  }
+  memcpy(out->ns, x->ns, sizeof out->ns);
+  out->cpu_ns = x->cpu_ns;
+  out->switches_in = x->switches_in;
+  out->latency = x->latency;
   return 0;
 }
 
-int tw_an_obj(const struct tw_an *a, enum tw_obj_kind kind, uint32_t obj,
+int tw_an_obj(const struct tw_an *a, int core, enum tw_obj_kind kind, uint32_t obj,
               struct tw_an_obj_stats *out)
 {
-  if ((unsigned)kind >= TW_OBJ_COUNT || obj >= a->nobjs[kind] || !a->objs[kind][obj].used)
+  const struct an_core *c = core_at(a, core);
+  const struct tw_rtos_obj *o = c ? tw_rtos_obj(a->m, c->mc->endpoint, kind, obj) : NULL;
+  const struct an_obj *x = o && o->id < a->nobjs ? &a->objs[o->id] : NULL;
+  if (!x || !x->o)
     return -1;
-  const struct an_obj *o = &a->objs[kind][obj];
   memset(out, 0, sizeof *out);
   out->kind = (uint8_t)kind;
   out->obj = obj;
-  memcpy(out->count, o->count, sizeof out->count);
-  out->blocks = o->blocks;
-  out->releases = o->releases;
-  out->contended = o->contended;
-  out->max_depth = o->max_depth;
-  out->hold = o->hold;
-  out->wait = o->wait;
+  memcpy(out->count, x->count, sizeof out->count);
+  out->locks = x->locks;
+  out->unlocks = x->unlocks;
+  out->inc_locks = x->inc_locks;
+  out->dec_locks = x->dec_locks;
+  out->blocks = x->blocks;
+  out->releases = x->releases;
+  out->contended = x->contended;
+  out->max_depth = x->max_depth;
+  out->hold = x->hold;
+  out->wait = x->wait;
   return 0;
 }
 
 int tw_an_irq(const struct tw_an *a, int core, uint32_t irq, struct tw_an_irq_stats *out)
 {
-  if (core < 0 || (size_t)core >= a->ncores)
-    return -1;
-  const struct an_core *c = &a->cores[core];
-  for (size_t i = 0; i < c->nirqs_used; i++) {
-    if (c->irqs[i].irq != irq)
+  const struct an_core *c = core_at(a, core);
+  for (size_t i = 0; c && i < c->nirqs_used; i++) {
+    const struct an_irq *q = &c->irqs[i];
+    if (q->irq != irq)
       continue;
     memset(out, 0, sizeof *out);
     out->irq = irq;
-    out->count = c->irqs[i].count;
-    out->nested = c->irqs[i].nested;
-    out->cpu_ns = c->irqs[i].cpu_ns;
-    out->cut = c->irqs[i].cut;
-    out->max_depth = c->irqs[i].max_depth;
-    out->dur = c->irqs[i].dur;
+    out->count = q->count;
+    out->nested = q->nested;
+    out->cpu_ns = q->cpu_ns;
+    out->cut = q->cut;
+    out->max_depth = q->max_depth;
+    out->dur = q->dur;
     return 0;
   }
   return -1;
@@ -134,9 +137,9 @@ int tw_an_irq(const struct tw_an *a, int core, uint32_t irq, struct tw_an_irq_st
 
 int tw_an_core(const struct tw_an *a, int core, struct tw_an_core_stats *out)
 {
-  if (core < 0 || (size_t)core >= a->ncores || !a->cores[core].used)
+  const struct an_core *c = core_at(a, core);
+  if (!c || !c->in_span)
     return -1;
-  const struct an_core *c = &a->cores[core];
   memset(out, 0, sizeof *out);
   out->t0 = c->t0;
   out->t1 = c->t1;
@@ -144,7 +147,7 @@ int tw_an_core(const struct tw_an *a, int core, struct tw_an_core_stats *out)
   out->switches = c->switches;
   out->isr_ns = c->isr_ns;
   out->unknown_ns = c->unknown_ns;
-  out->max_nesting = c->max_nesting;
+  out->max_nesting = c->mc->max_depth;
   out->latency = c->latency;
   return 0;
 }

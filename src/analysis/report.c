@@ -64,7 +64,7 @@ struct b64 {
 struct tw_report {
   struct b64 b64;            /* the output encoder's buffer */
   struct tw_report_cfg cfg;
-  double bin_w;
+  double bin_w, bin_inv;    /* bin width (ns) and its inverse (a multiply per item) */
   FILE *ev, *sg;
   uint64_t nev, nsg, ev_over, sg_over;
   double detail_end;         /* time of the first event not embedded */
@@ -76,6 +76,11 @@ struct tw_report {
   uint8_t code_marker[NCODES];
   uint8_t code_index[NCODES]; /* code -> position in the page's code table */
   int err;
+  /* the hot path's caches: the last lanes looked up (items come in runs
+   * on a few lanes), and each event id's descriptor */
+  struct { uint64_t key; uint16_t lane; } recent[64];
+  const struct tw_event_desc *descs[NCODES / 16];
+  uint8_t have_desc[NCODES / 16];
 };
 
 static uint64_t lane_key(int core, unsigned kind, uint32_t num)
@@ -109,7 +114,25 @@ static int rehash(struct tw_report *r)
   return 0;
 }
 
-static uint16_t lane_of(struct tw_report *r, int core, unsigned kind, uint32_t num)
+static uint16_t lane_lookup(struct tw_report *r, int core, unsigned kind, uint32_t num)
+    __attribute__((noinline));
+
+static inline uint16_t lane_of(struct tw_report *r, int core, unsigned kind, uint32_t num)
+{
+  uint64_t k = lane_key(core, kind, num) + 1; /* 0: an empty cache entry */
+  size_t h = hslot(k, sizeof r->recent / sizeof r->recent[0]);
+  uint16_t lane;
+  if (r->recent[h].key == k)
+    return r->recent[h].lane;
+  lane = lane_lookup(r, core, kind, num);
+  if (lane != NO_LANE) {
+    r->recent[h].key = k;
+    r->recent[h].lane = lane;
+  }
+  return lane;
+}
+
+static uint16_t lane_lookup(struct tw_report *r, int core, unsigned kind, uint32_t num)
 {
   uint64_t k = lane_key(core, kind, num);
   if (r->hcap) {
@@ -160,6 +183,7 @@ int tw_report_open(struct tw_report **out, const struct tw_report_cfg *cfg)
   if (r->cfg.t1 <= r->cfg.t0)
     r->cfg.t1 = r->cfg.t0 + 1;
   r->bin_w = (double)(r->cfg.t1 - r->cfg.t0) / TW_REPORT_BINS;
+  r->bin_inv = 1.0 / r->bin_w;
   r->detail_end = -1;
   r->ev = tmpfile();
   r->sg = tmpfile();
@@ -203,7 +227,7 @@ static int64_t rel(const struct tw_report *r, uint64_t t)
 
 static int bin_of(const struct tw_report *r, double t)
 {
-  double b = t / r->bin_w;
+  double b = t * r->bin_inv;
   return b < 0 ? 0 : b >= TW_REPORT_BINS ? TW_REPORT_BINS - 1 : (int)b;
 }
 
@@ -221,15 +245,28 @@ static void bin_busy(const struct tw_report *r, struct lane *l, double a, double
   }
 }
 
-/* Event codes: id * 16 + type (TASK_SWITCH: 0 task, 1 EnterInt, 2 LeaveInt). */
-static uint16_t code_of(const struct tw_an_item *it)
+/* Event codes: id * 16 + which constant of the event's marker field its
+ * type value is (1 + its index in the vocabulary's list), 0 for none (a
+ * switch to a task). Events beyond the table share code 0. */
+static int constant_of(const struct tw_event_desc *d, uint32_t value)
 {
-  uint32_t type = it->type;
-  if (it->id == TW_AN_ID_TASK_SWITCH)
-    type = type == 0xFFFE ? 1 : type == 0xFFFF ? 2 : 0;
-  if (it->id >= 32 || type >= 16)
+  for (uint8_t i = 0; d && i < d->nenums; i++)
+    if (d->enums[i].value == value)
+      return i + 1;
+  return 0;
+}
+
+static uint16_t code_of(struct tw_report *r, const struct tw_an_item *it)
+{
+  int k;
+  if (it->id >= NCODES / 16)
     return 0;
-  return (uint16_t)(it->id * 16 + type);
+  if (!r->have_desc[it->id]) {
+    r->descs[it->id] = tw_event_desc_by_id(it->id);
+    r->have_desc[it->id] = 1;
+  }
+  k = constant_of(r->descs[it->id], it->type);
+  return k < 16 ? (uint16_t)(it->id * 16 + k) : 0;
 }
 
 static void add_event(struct tw_report *r, const struct tw_an_item *it)
@@ -245,7 +282,7 @@ static void add_event(struct tw_report *r, const struct tw_an_item *it)
   r->lanes[lane].cnt[bin_of(r, (double)t)]++;
   if (olane != NO_LANE)
     r->lanes[olane].cnt[bin_of(r, (double)t)]++;
-  uint16_t code = code_of(it);
+  uint16_t code = code_of(r, it);
   r->code_used[code] = 1;
   r->code_marker[code] = (uint8_t)it->marker;
   if (r->nev >= r->cfg.max_detail) {
@@ -253,10 +290,7 @@ static void add_event(struct tw_report *r, const struct tw_an_item *it)
       r->detail_end = (double)t;
     return;
   }
-  uint32_t aux = it->id == TW_AN_ID_TASK_SWITCH ? it->type : it->index;
-  if (it->lane_kind != TW_OBJ_TASK && it->task != TW_AN_NO_TASK)
-    aux = it->task;
-  struct ev_rec e = {t, lane, code, olane, aux};
+  struct ev_rec e = {t, lane, code, olane, it->index}; /* aux: a multi object's input */
   if (fwrite(&e, sizeof e, 1, r->ev) != 1)
     r->err = TW_EIO;
   r->nev++;
@@ -444,10 +478,12 @@ static void write_meta(struct tw_report *r, const struct tw_an *an, FILE *out)
   for (size_t i = 0; i < r->nlanes; i++) {
     const struct lane *l = &r->lanes[i];
     int prio = -1;
-    const char *name = tw_an_name(an, (enum tw_obj_kind)l->kind, l->num, buf, sizeof buf);
-    if (l->kind == TW_OBJ_TASK && l->num < an->nnames[TW_OBJ_TASK] &&
-        an->names[TW_OBJ_TASK][l->num].have_prio)
-      prio = an->names[TW_OBJ_TASK][l->num].prio;
+    const char *name = tw_an_name(an, l->core, (enum tw_obj_kind)l->kind, l->num, buf, sizeof buf);
+    const struct tw_rtos_core *mc = tw_rtos_core_at(tw_an_model(an), (size_t)l->core);
+    const struct tw_rtos_task *t = l->kind == TW_OBJ_TASK && mc
+                                       ? tw_rtos_task(tw_an_model(an), mc->endpoint, l->num) : NULL;
+    if (t)
+      prio = t->base_prio;
     fprintf(out, "%s{\"core\":%d,\"kind\":\"%s\",\"num\":%lld,\"prio\":%d,\"name\":\"", i ? "," : "",
             l->core, tw_obj_kind_name((enum tw_obj_kind)l->kind),
             l->num == TW_AN_IRQ_UNKNOWN ? -1ll : (long long)l->num, prio);
@@ -466,13 +502,9 @@ static void write_meta(struct tw_report *r, const struct tw_an *an, FILE *out)
     if (!r->code_used[c])
       continue;
     r->code_index[c] = (uint8_t)idx++;
-    unsigned id = c / 16, type = c % 16;
+    unsigned id = c / 16, k = c % 16;
     const struct tw_event_desc *d = tw_event_desc_by_id((uint16_t)id);
-    const char *tn = NULL;
-    if (id == TW_AN_ID_TASK_SWITCH)
-      tn = type == 1 ? "EnterInt" : type == 2 ? "LeaveInt" : "switch";
-    else if (d)
-      tn = tw_event_enum_name(d, type);
+    const char *tn = d && k && k <= d->nenums ? d->enums[k - 1].name : NULL;
     fprintf(out, "%s[\"%s\",\"%s\",\"%s\"]", first ? "" : ",", d ? d->name : "?",
             tn ? tn : "", tw_marker_name((enum tw_marker)r->code_marker[c]));
     first = 0;

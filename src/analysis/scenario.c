@@ -7,12 +7,17 @@
 #include <string.h>
 #include "tracewire/error.h"
 #include "tracewire/analysis/scenario.h"
+#include "tracewire/events_gen.h"
 #include "tracewire/uia.h"
 #include "tracewire/vocab.h"
 
-enum { TS = 4, INT = 2, MTX = 5, SEM = 6, SEMT = 7, EV = 8, EVT = 9, MS = 10, MST = 11,
-       ME = 12, MET = 13, AS = 14, AST = 15, RS = 16, RST = 17, DROPS = 0x103, NAME = 0x104 };
-enum { ENTER = 0xFFFE, LEAVE = 0xFFFF };
+/* Short names for the scripts below: the vocabulary's ids and constants. */
+enum { TS = TW_EV_TASK_SWITCH, INT = TW_EV_INTERRUPT, MTX = TW_EV_MUTEX, SEM = TW_EV_SEM,
+       SEMT = TW_EV_SEM_TASK, EV = TW_EV_EVENT, EVT = TW_EV_EVENT_TASK, MS = TW_EV_MULTI_SEM,
+       MST = TW_EV_MULTI_SEM_TASK, ME = TW_EV_MULTI_EVENT, MET = TW_EV_MULTI_EVENT_TASK,
+       AS = TW_EV_ANTI_SEM, AST = TW_EV_ANTI_SEM_TASK, RS = TW_EV_RES_SEM,
+       RST = TW_EV_RES_SEM_TASK, DROPS = TW_EV_DROPS, NAME = TW_EV_NAME };
+enum { ENTER = TW_TASK_SWITCH_EnterInt, LEAVE = TW_TASK_SWITCH_LeaveInt };
 
 struct step {
   uint16_t us;
@@ -22,58 +27,70 @@ struct step {
 
 /* The clean 1 ms cycle. */
 static const struct step cycle[] = {
-  {0, TS, {ENTER}}, {0, INT, {16}}, {2, SEM, {1, 1}}, {3, SEMT, {3, 1, 0}},
-  {4, EV, {1, 0}}, {5, EVT, {4, 1, 0}}, {12, TS, {LEAVE}},
-  {14, TS, {3}}, {20, MTX, {3, 1, 0}}, {60, MTX, {3, 1, 2}}, {70, MTX, {3, 1, 3}},
-  {90, MTX, {3, 1, 1}}, {100, SEMT, {3, 1, 2}},
-  {102, TS, {4}}, {120, MST, {4, 1, 2, 1}}, {150, RST, {4, 1, 4}}, {200, RS, {1, 0}},
-  {210, EVT, {4, 1, 2}},
+  {0, TS, {ENTER}}, {0, INT, {16}}, {2, SEM, {1, TW_SEM_Give}},
+  {3, SEMT, {3, 1, TW_SEM_TASK_ToTask}},
+  {4, EV, {1, TW_EVENT_Trigger}}, {5, EVT, {4, 1, TW_EVENT_TASK_ToTask}}, {12, TS, {LEAVE}},
+  {14, TS, {3}}, {20, MTX, {3, 1, TW_MUTEX_Lock}}, {60, MTX, {3, 1, TW_MUTEX_IncLock}},
+  {70, MTX, {3, 1, TW_MUTEX_DecLock}},
+  {90, MTX, {3, 1, TW_MUTEX_Unlock}}, {100, SEMT, {3, 1, TW_SEM_TASK_Block}},
+  {102, TS, {4}}, {120, MST, {4, 1, TW_MULTI_SEM_TASK_Take, 1}},
+  {150, RST, {4, 1, TW_RES_SEM_TASK_Take}}, {200, RS, {1, TW_RES_SEM_Give}},
+  {210, EVT, {4, 1, TW_EVENT_TASK_Block}},
   {212, TS, {2}},
   {250, TS, {ENTER}}, {250, INT, {17}}, {255, TS, {ENTER}}, {255, INT, {15}}, {262, TS, {LEAVE}},
-  {266, EV, {1, 0}}, {267, EVT, {4, 1, 0}}, {270, MS, {1, 0, 2}}, {280, TS, {LEAVE}},
-  {282, TS, {4}}, {300, MET, {4, 1, 2, 0}},
-  {302, TS, {2}}, {320, ME, {1, 0, 3}}, {321, MET, {4, 1, 0, 3}},
-  {322, TS, {4}}, {340, AST, {4, 1, 1}}, {350, AS, {1, 0}}, {352, AS, {1, 0}},
-  {360, AST, {4, 1, 0}},
-  {362, TS, {2}}, {400, AS, {1, 1}}, {420, AS, {1, 2}},
-  {422, TS, {4}}, {430, RST, {4, 1, 2}}, {440, MTX, {4, 2, 0}}, {480, MTX, {4, 2, 1}},
-  {490, MST, {4, 1, 1, 0}},
-  {492, TS, {2}}, {520, MS, {1, 0, 1}}, {521, MST, {4, 1, 0, 1}},
-  {522, TS, {4}}, {540, SEM, {1, 2}}, {541, SEM, {1, 0}},
-  {546, TS, {3}}, {600, RST, {3, 1, 3}},
-  {602, TS, {4}}, {610, RS, {1, 0}}, {611, RST, {3, 1, 0}},
-  {612, TS, {3}}, {650, SEMT, {3, 1, 1}}, {660, MTX, {3, 3, 0}}, {670, MTX, {3, 3, 1}},
-  {700, SEMT, {3, 1, 2}},
-  {702, TS, {4}}, {720, EVT, {4, 1, 2}},
-  {722, TS, {2}}, {730, MTX, {2, 3, 0}}, {760, MTX, {2, 3, 1}},
+  {266, EV, {1, TW_EVENT_Trigger}}, {267, EVT, {4, 1, TW_EVENT_TASK_ToTask}},
+  {270, MS, {1, TW_MULTI_SEM_Give, 2}}, {280, TS, {LEAVE}},
+  {282, TS, {4}}, {300, MET, {4, 1, TW_MULTI_EVENT_TASK_Block, 0}},
+  {302, TS, {2}}, {320, ME, {1, TW_MULTI_EVENT_Trigger, 3}},
+  {321, MET, {4, 1, TW_MULTI_EVENT_TASK_ToTask, 3}},
+  {322, TS, {4}}, {340, AST, {4, 1, TW_ANTI_SEM_TASK_Pass}}, {350, AS, {1, TW_ANTI_SEM_Add}},
+  {352, AS, {1, TW_ANTI_SEM_Add}},
+  {360, AST, {4, 1, TW_ANTI_SEM_TASK_Wait}},
+  {362, TS, {2}}, {400, AS, {1, TW_ANTI_SEM_Sub}}, {420, AS, {1, TW_ANTI_SEM_Release}},
+  {422, TS, {4}}, {430, RST, {4, 1, TW_RES_SEM_TASK_Pass}}, {440, MTX, {4, 2, TW_MUTEX_Lock}},
+  {480, MTX, {4, 2, TW_MUTEX_Unlock}},
+  {490, MST, {4, 1, TW_MULTI_SEM_TASK_Block, 0}},
+  {492, TS, {2}}, {520, MS, {1, TW_MULTI_SEM_Give, 1}},
+  {521, MST, {4, 1, TW_MULTI_SEM_TASK_ToTask, 1}},
+  {522, TS, {4}}, {540, SEM, {1, TW_SEM_GiveMany}}, {541, SEM, {1, TW_SEM_ToTaskList}},
+  {546, TS, {3}}, {600, RST, {3, 1, TW_RES_SEM_TASK_Block}},
+  {602, TS, {4}}, {610, RS, {1, TW_RES_SEM_Give}}, {611, RST, {3, 1, TW_RES_SEM_TASK_ToTask}},
+  {612, TS, {3}}, {650, SEMT, {3, 1, TW_SEM_TASK_Take}}, {660, MTX, {3, 3, TW_MUTEX_Lock}},
+  {670, MTX, {3, 3, TW_MUTEX_Unlock}},
+  {700, SEMT, {3, 1, TW_SEM_TASK_Block}},
+  {702, TS, {4}}, {720, EVT, {4, 1, TW_EVENT_TASK_Block}},
+  {722, TS, {2}}, {730, MTX, {2, 3, TW_MUTEX_Lock}}, {760, MTX, {2, 3, TW_MUTEX_Unlock}},
   {800, TS, {5}}, {900, TS, {1}}, {950, TS, {0}},
 };
 
 /* Planted priority inversion (3 ms): logger holds bus_lock, control blocks
  * on it, sensor then comms (middle priorities) run until 2000 us. */
 static const struct step inversion[] = {
-  {0, TS, {1}}, {10, MTX, {1, 1, 0}},
-  {50, TS, {ENTER}}, {50, INT, {16}}, {52, SEM, {1, 1}}, {53, SEMT, {3, 1, 0}},
-  {54, EV, {1, 0}}, {55, EVT, {4, 1, 0}}, {62, TS, {LEAVE}},
-  {64, TS, {3}}, {70, MTX, {3, 1, 4}},
-  {72, TS, {4}}, {100, EVT, {4, 1, 2}},
+  {0, TS, {1}}, {10, MTX, {1, 1, TW_MUTEX_Lock}},
+  {50, TS, {ENTER}}, {50, INT, {16}}, {52, SEM, {1, TW_SEM_Give}},
+  {53, SEMT, {3, 1, TW_SEM_TASK_ToTask}},
+  {54, EV, {1, TW_EVENT_Trigger}}, {55, EVT, {4, 1, TW_EVENT_TASK_ToTask}}, {62, TS, {LEAVE}},
+  {64, TS, {3}}, {70, MTX, {3, 1, TW_MUTEX_Block}},
+  {72, TS, {4}}, {100, EVT, {4, 1, TW_EVENT_TASK_Block}},
   {102, TS, {2}},
-  {2000, TS, {1}}, {2010, MTX, {1, 1, 1}}, {2011, MTX, {3, 1, 0}},
-  {2012, TS, {3}}, {2030, MTX, {3, 1, 1}}, {2040, SEMT, {3, 1, 2}},
+  {2000, TS, {1}}, {2010, MTX, {1, 1, TW_MUTEX_Unlock}}, {2011, MTX, {3, 1, TW_MUTEX_Lock}},
+  {2012, TS, {3}}, {2030, MTX, {3, 1, TW_MUTEX_Unlock}}, {2040, SEMT, {3, 1, TW_SEM_TASK_Block}},
   {2042, TS, {1}}, {2050, TS, {0}},
 };
 
 /* The end of a clean trace: everyone released, control runs. */
 static const struct step tail[] = {
-  {0, TS, {ENTER}}, {0, INT, {16}}, {2, SEM, {1, 1}}, {3, SEMT, {3, 1, 0}},
-  {4, EV, {1, 0}}, {5, EVT, {4, 1, 0}}, {12, TS, {LEAVE}},
-  {14, TS, {3}}, {20, MTX, {3, 1, 0}}, {30, MTX, {3, 1, 1}},
+  {0, TS, {ENTER}}, {0, INT, {16}}, {2, SEM, {1, TW_SEM_Give}},
+  {3, SEMT, {3, 1, TW_SEM_TASK_ToTask}},
+  {4, EV, {1, TW_EVENT_Trigger}}, {5, EVT, {4, 1, TW_EVENT_TASK_ToTask}}, {12, TS, {LEAVE}},
+  {14, TS, {3}}, {20, MTX, {3, 1, TW_MUTEX_Lock}}, {30, MTX, {3, 1, TW_MUTEX_Unlock}},
 };
 
 /* Planted deadlock: comms holds cfg_lock and wants log_lock, ui the reverse. */
 static const struct step deadlock[] = {
-  {0, TS, {2}}, {10, MTX, {2, 2, 0}}, {20, TS, {5}}, {30, MTX, {5, 3, 0}},
-  {40, MTX, {5, 2, 4}}, {42, TS, {2}}, {50, MTX, {2, 3, 4}}, {52, TS, {0}},
+  {0, TS, {2}}, {10, MTX, {2, 2, TW_MUTEX_Lock}}, {20, TS, {5}}, {30, MTX, {5, 3, TW_MUTEX_Lock}},
+  {40, MTX, {5, 2, TW_MUTEX_Block}}, {42, TS, {2}}, {50, MTX, {2, 3, TW_MUTEX_Block}},
+  {52, TS, {0}},
   {500, TS, {ENTER}}, {500, INT, {15}}, {505, TS, {LEAVE}},
 };
 
@@ -246,7 +263,7 @@ int tw_scn_write(const struct tw_scn_cfg *cfg, FILE *f)
   memset(&w, 0, sizeof w);
   w.f = f;
   uint32_t rec[8], freq = 1000000000u;
-  int n = tw_record_encode(rec, 8, w.ev_seq++, 1, 0, 0x102, TW_MOD_CONTROL, &freq, 1);
+  int n = tw_record_encode(rec, 8, w.ev_seq++, 1, 0, TW_EV_SYNC, TW_MOD_CONTROL, &freq, 1);
   if (n < 0)
     return n;
   add_words(&w, rec, (size_t)n);

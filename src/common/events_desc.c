@@ -161,6 +161,161 @@ static const struct tw_enum_desc res_sem_task_enums[] = {
   {"Block", 3, TW_MARKER_DOWN_BLOCK, D("The task blocks on the res-semaphore")},
   {"Take", 4, TW_MARKER_DOWN, D("The task takes the res-semaphore in take()")},
 };
+static const struct tw_field_desc task_fields[] = {
+  {"task", TW_FT_U16, 0, 0, 16, TW_OBJ_TASK, D("Task number")},
+  {"type", TW_FT_ENUM8, 0, 16, 8, TW_OBJ_NONE, D("Event type")},
+  {"arg", TW_FT_U32, 1, 0, 32, TW_OBJ_NONE, D("Ticks, tick count or priority, by type (0 where none)")},
+};
+static const struct tw_enum_desc task_enums[] = {
+  {"Ready", 0, TW_MARKER_NONE, D("The task becomes ready to run (released by a give, a notification, a timeout, a resume)")},
+  {"Delay", 1, TW_MARKER_WAIT, D("The running task sleeps for arg ticks (vTaskDelay)")},
+  {"DelayUntil", 2, TW_MARKER_WAIT, D("The running task sleeps until tick count arg (xTaskDelayUntil, or the timer task until its next expiry)")},
+  {"Suspend", 3, TW_MARKER_WAIT, D("The task is suspended")},
+  {"Resume", 4, TW_MARKER_NONE, D("A task resumes the suspended task")},
+  {"ResumeFromISR", 5, TW_MARKER_NONE, D("An interrupt resumes the suspended task")},
+  {"PrioritySet", 6, TW_MARKER_NONE, D("The task's base priority is set to arg")},
+  {"PriorityInherit", 7, TW_MARKER_INC, D("The task, holding a mutex a higher-priority task waits for, inherits priority arg")},
+  {"PriorityDisinherit", 8, TW_MARKER_DEC, D("The task's inherited priority drops back to arg")},
+  {"Deadline", 9, TW_MARKER_NONE, D("The running task blocks with a timeout: it wakes at tick count arg at the latest")},
+};
+static const struct tw_field_desc object_fields[] = {
+  {"number", TW_FT_U16, 0, 0, 16, TW_OBJ_NONE, D("Object number (of the kind in `kind`); 0 when creation failed")},
+  {"kind", TW_FT_U8, 0, 16, 8, TW_OBJ_OBJKIND, D("Object kind (tw_obj_kind)")},
+  {"type", TW_FT_ENUM8, 0, 24, 8, TW_OBJ_NONE, D("Event type")},
+  {"variant", TW_FT_U8, 1, 0, 8, TW_OBJ_NONE, D("The RTOS's own subtype: FreeRTOS queue type (0 queue, 1 mutex, 2 counting semaphore, 3 binary semaphore, 4 recursive mutex, 5 queue set) or stream buffer type (0 stream, 1 message, 2 batching)")},
+  {"arg2", TW_FT_U16, 1, 16, 16, TW_OBJ_NONE, D("Task: 0; queue: item size; semaphore: initial count; timer: 1 if auto-reload; stream buffer: trigger level")},
+  {"arg", TW_FT_U32, 2, 0, 32, TW_OBJ_NONE, D("Task: priority; queue: length; semaphore: maximum count; timer: period in ticks; stream buffer: size in bytes; else 0")},
+};
+static const struct tw_enum_desc object_enums[] = {
+  {"Create", 0, TW_MARKER_NONE, D("The object was created")},
+  {"Delete", 1, TW_MARKER_NONE, D("The object was deleted; its number may name a new object later")},
+  {"CreateFailed", 2, TW_MARKER_NONE, D("Creating an object of this kind failed (out of memory); number is 0")},
+};
+static const struct tw_field_desc queue_fields[] = {
+  {"queue", TW_FT_U16, 0, 0, 16, TW_OBJ_QUEUE, D("Queue number")},
+  {"type", TW_FT_ENUM8, 0, 16, 8, TW_OBJ_NONE, D("Event type")},
+  {"count", TW_FT_U32, 1, 0, 32, TW_OBJ_NONE, D("Messages in the queue when the operation began")},
+};
+static const struct tw_enum_desc queue_enums[] = {
+  {"Send", 0, TW_MARKER_UP, D("A task sends a message")},
+  {"SendFromISR", 1, TW_MARKER_UP, D("An interrupt sends a message")},
+  {"Receive", 2, TW_MARKER_DOWN, D("A task receives a message")},
+  {"ReceiveFromISR", 3, TW_MARKER_DOWN, D("An interrupt receives a message")},
+  {"Peek", 4, TW_MARKER_NONE, D("A task reads the oldest message without removing it")},
+  {"PeekFromISR", 5, TW_MARKER_NONE, D("An interrupt reads the oldest message without removing it")},
+  {"BlockSend", 6, TW_MARKER_UP_BLOCK, D("A task blocks sending to the full queue")},
+  {"BlockReceive", 7, TW_MARKER_DOWN_BLOCK, D("A task blocks receiving from the empty queue")},
+  {"BlockPeek", 8, TW_MARKER_DOWN_BLOCK, D("A task blocks peeking into the empty queue")},
+  {"SendFailed", 9, TW_MARKER_NONE, D("A task's send failed: the queue stayed full (no wait, or the wait timed out)")},
+  {"SendFromISRFailed", 10, TW_MARKER_NONE, D("An interrupt's send failed: the queue was full")},
+  {"ReceiveFailed", 11, TW_MARKER_NONE, D("A task's receive failed: the queue stayed empty (no wait, or the wait timed out)")},
+  {"ReceiveFromISRFailed", 12, TW_MARKER_NONE, D("An interrupt's receive failed: the queue was empty")},
+  {"PeekFailed", 13, TW_MARKER_NONE, D("A task's peek failed: the queue stayed empty")},
+  {"PeekFromISRFailed", 14, TW_MARKER_NONE, D("An interrupt's peek failed: the queue was empty")},
+  {"SetSend", 15, TW_MARKER_UP, D("A member of the queue set received something: the set is posted")},
+};
+static const struct tw_field_desc sem_ext_fields[] = {
+  {"task", TW_FT_U16, 0, 0, 16, TW_OBJ_TASK, D("Task number (EnterInt for an interrupt)")},
+  {"sem", TW_FT_U16, 0, 16, 16, TW_OBJ_SEM, D("Semaphore number")},
+  {"type", TW_FT_ENUM8, 1, 0, 8, TW_OBJ_NONE, D("Event type")},
+};
+static const struct tw_enum_desc sem_ext_enums[] = {
+  {"TakeFailed", 0, TW_MARKER_NONE, D("The task's take failed: no wait, or the wait timed out (the task stops waiting)")},
+  {"GiveFailed", 1, TW_MARKER_NONE, D("The task's give failed: the semaphore was at its maximum count")},
+  {"TakeFromISR", 2, TW_MARKER_DOWN, D("An interrupt takes the semaphore")},
+  {"TakeFromISRFailed", 3, TW_MARKER_NONE, D("An interrupt's take failed: the count was 0")},
+  {"GiveFromISRFailed", 4, TW_MARKER_NONE, D("An interrupt's give failed: the semaphore was at its maximum count")},
+  {"BlockGive", 5, TW_MARKER_UP_BLOCK, D("The task blocks giving the semaphore at its maximum count")},
+  {"Peek", 6, TW_MARKER_NONE, D("The task reads the count without taking")},
+  {"PeekFailed", 7, TW_MARKER_NONE, D("The task's peek failed")},
+  {"BlockPeek", 8, TW_MARKER_DOWN_BLOCK, D("The task blocks peeking")},
+};
+static const struct tw_field_desc mutex_ext_fields[] = {
+  {"task", TW_FT_U16, 0, 0, 16, TW_OBJ_TASK, D("Task number")},
+  {"mutex", TW_FT_U16, 0, 16, 16, TW_OBJ_MUTEX, D("Mutex number")},
+  {"type", TW_FT_ENUM8, 1, 0, 8, TW_OBJ_NONE, D("Event type")},
+};
+static const struct tw_enum_desc mutex_ext_enums[] = {
+  {"TakeFailed", 0, TW_MARKER_NONE, D("The task's lock failed: no wait, or the wait timed out (the task stops waiting)")},
+  {"GiveFailed", 1, TW_MARKER_NONE, D("The task's unlock failed: it does not hold the mutex")},
+  {"Peek", 2, TW_MARKER_NONE, D("The task peeked at the mutex")},
+  {"PeekFailed", 3, TW_MARKER_NONE, D("The task's peek failed")},
+  {"BlockPeek", 4, TW_MARKER_DOWN_BLOCK, D("The task blocks peeking at the mutex")},
+};
+static const struct tw_field_desc egroup_fields[] = {
+  {"group", TW_FT_U16, 0, 0, 16, TW_OBJ_EGROUP, D("Event group number")},
+  {"type", TW_FT_ENUM8, 0, 16, 8, TW_OBJ_NONE, D("Event type")},
+  {"bits", TW_FT_U32, 1, 0, 32, TW_OBJ_NONE, D("The bits set, cleared or waited for")},
+};
+static const struct tw_enum_desc egroup_enums[] = {
+  {"SetBits", 0, TW_MARKER_UP, D("A task sets bits")},
+  {"SetBitsFromISR", 1, TW_MARKER_UP, D("An interrupt sets bits (through the timer task)")},
+  {"ClearBits", 2, TW_MARKER_DOWN, D("A task clears bits")},
+  {"ClearBitsFromISR", 3, TW_MARKER_DOWN, D("An interrupt clears bits (through the timer task)")},
+  {"WaitBlock", 4, TW_MARKER_DOWN_BLOCK, D("The running task blocks waiting for bits")},
+  {"WaitEnd", 5, TW_MARKER_PASS, D("The running task's wait for bits ends: the bits were set")},
+  {"WaitTimeout", 6, TW_MARKER_NONE, D("The running task's wait for bits ends without them (timeout or no wait)")},
+  {"SyncBlock", 7, TW_MARKER_DOWN_BLOCK, D("The running task blocks at a rendezvous (xEventGroupSync) for bits")},
+  {"SyncEnd", 8, TW_MARKER_PASS, D("The running task's rendezvous completes")},
+  {"SyncTimeout", 9, TW_MARKER_NONE, D("The running task's rendezvous ends without the bits (timeout)")},
+};
+static const struct tw_field_desc notify_fields[] = {
+  {"task", TW_FT_U16, 0, 0, 16, TW_OBJ_TASK, D("The task notified (Notify*, GiveFromISR) or waiting (Take*, Wait*)")},
+  {"index", TW_FT_U8, 0, 16, 8, TW_OBJ_NONE, D("Notification index")},
+  {"type", TW_FT_ENUM8, 0, 24, 8, TW_OBJ_NONE, D("Event type")},
+  {"value", TW_FT_U32, 1, 0, 32, TW_OBJ_NONE, D("Notified value: after the update (Notify*), when the wait ends (Take, Wait)")},
+};
+static const struct tw_enum_desc notify_enums[] = {
+  {"Notify", 0, TW_MARKER_UP, D("A task notifies the task")},
+  {"NotifyFromISR", 1, TW_MARKER_UP, D("An interrupt notifies the task")},
+  {"GiveFromISR", 2, TW_MARKER_UP, D("An interrupt gives the task's notification (increments it)")},
+  {"TakeBlock", 3, TW_MARKER_DOWN_BLOCK, D("The task blocks taking its notification (ulTaskNotifyTake)")},
+  {"Take", 4, TW_MARKER_DOWN, D("The task's take ends; value is what it returns (0: timed out)")},
+  {"WaitBlock", 5, TW_MARKER_DOWN_BLOCK, D("The task blocks waiting for a notification (xTaskNotifyWait)")},
+  {"Wait", 6, TW_MARKER_DOWN, D("The task's wait ends")},
+};
+static const struct tw_field_desc timer_fields[] = {
+  {"timer", TW_FT_U16, 0, 0, 16, TW_OBJ_TIMER, D("Timer number (0 for a pended function call, and for a queued DELETE command: the timer may be gone)")},
+  {"type", TW_FT_ENUM8, 0, 16, 8, TW_OBJ_NONE, D("Event type")},
+  {"command", TW_FT_U8, 0, 24, 8, TW_OBJ_NONE, D("FreeRTOS timer command (tmrCOMMAND_*, low 8 bits) for the Command types")},
+  {"value", TW_FT_U32, 1, 0, 32, TW_OBJ_NONE, D("Command value (a tick count or period), or the pended call's second parameter")},
+};
+static const struct tw_enum_desc timer_enums[] = {
+  {"Expired", 0, TW_MARKER_PUSH, D("The timer expired: its callback runs")},
+  {"CommandSend", 1, TW_MARKER_NONE, D("A command was queued to the timer task")},
+  {"CommandSendFailed", 2, TW_MARKER_NONE, D("A command could not be queued (the timer queue was full)")},
+  {"CommandReceived", 3, TW_MARKER_NONE, D("The timer task takes a command")},
+  {"PendCall", 4, TW_MARKER_NONE, D("A task pends a function call to the timer task")},
+  {"PendCallFailed", 5, TW_MARKER_NONE, D("A task's pended call could not be queued")},
+  {"PendCallFromISR", 6, TW_MARKER_NONE, D("An interrupt pends a function call to the timer task")},
+  {"PendCallFromISRFailed", 7, TW_MARKER_NONE, D("An interrupt's pended call could not be queued")},
+};
+static const struct tw_field_desc sbuf_fields[] = {
+  {"sbuf", TW_FT_U16, 0, 0, 16, TW_OBJ_SBUF, D("Stream buffer number")},
+  {"type", TW_FT_ENUM8, 0, 16, 8, TW_OBJ_NONE, D("Event type")},
+  {"bytes", TW_FT_U32, 1, 0, 32, TW_OBJ_NONE, D("Bytes sent or received (0 where none)")},
+};
+static const struct tw_enum_desc sbuf_enums[] = {
+  {"Send", 0, TW_MARKER_UP, D("A task writes bytes")},
+  {"SendFromISR", 1, TW_MARKER_UP, D("An interrupt writes bytes (0: none fitted)")},
+  {"Receive", 2, TW_MARKER_DOWN, D("A task reads bytes")},
+  {"ReceiveFromISR", 3, TW_MARKER_DOWN, D("An interrupt reads bytes")},
+  {"BlockSend", 4, TW_MARKER_UP_BLOCK, D("A task blocks writing to the full buffer")},
+  {"BlockReceive", 5, TW_MARKER_DOWN_BLOCK, D("A task blocks reading from the empty buffer")},
+  {"SendFailed", 6, TW_MARKER_NONE, D("A task's write failed: no room (no wait, or the wait timed out)")},
+  {"ReceiveFailed", 7, TW_MARKER_NONE, D("A task's read failed: nothing came (no wait, or the wait timed out)")},
+  {"Reset", 8, TW_MARKER_NONE, D("A task empties the buffer")},
+  {"ResetFromISR", 9, TW_MARKER_NONE, D("An interrupt empties the buffer")},
+};
+static const struct tw_field_desc sched_fields[] = {
+  {"type", TW_FT_ENUM8, 0, 0, 8, TW_OBJ_NONE, D("Event type")},
+  {"value", TW_FT_U32, 1, 0, 32, TW_OBJ_NONE, D("Tick count (Tick), ticks stepped (TickJump), cores (Start)")},
+};
+static const struct tw_enum_desc sched_enums[] = {
+  {"Start", 0, TW_MARKER_NONE, D("The scheduler starts; the first task switch follows")},
+  {"Tick", 1, TW_MARKER_NONE, D("A tick interrupt; value is the tick count before it (the same again for a tick pended while the scheduler was suspended)")},
+  {"TickJump", 2, TW_MARKER_NONE, D("After tickless idle the tick count steps by value ticks")},
+};
 static const struct tw_field_desc trace_start_fields[] = {
   {"mask", TW_FT_U32, 0, 0, 32, TW_OBJ_NONE, D("Event mask in force")},
 };
@@ -184,6 +339,9 @@ static const struct tw_field_desc custom_decl_fields[] = {
   {"timed", TW_FT_U8, 0, 16, 8, TW_OBJ_NONE, D("1 when the first data word is a timestamp")},
   {"nfields", TW_FT_U8, 0, 24, 8, TW_OBJ_NONE, D("Number of fields")},
   {"decl", TW_FT_STRING, 0, 0, 0, TW_OBJ_NONE, D("\\\"Name field:type ...\\\": types U8 U16 U32 I8 I16 I32 F32 (one data word each), or one STR or BLOB field (the event travels as snapshot records of its bytes)")},
+};
+static const struct tw_field_desc names_lost_fields[] = {
+  {"count", TW_FT_U32, 0, 0, 32, TW_OBJ_NONE, D("Registrations refused since the target started (a running total)")},
 };
 
 const struct tw_event_desc tw_event_descs[] = {
@@ -255,6 +413,46 @@ const struct tw_event_desc tw_event_descs[] = {
    "RES_SEM_TASK", "ResSemEventTask",
    D("Res-semaphore operation by or on a task"),
    res_sem_task_fields, res_sem_task_enums},
+  {18, TW_MOD_RTOS, TW_EVF_TIMED, 3, 2, 1, TW_MARKER_NONE, 10,
+   "TASK", "TaskEvent",
+   D("Scheduling state or priority of a task changes"),
+   task_fields, task_enums},
+  {19, TW_MOD_RTOS, TW_EVF_TIMED, 6, 3, 2, TW_MARKER_NONE, 3,
+   "OBJECT", "ObjectEvent",
+   D("An RTOS object (task, queue, semaphore, mutex, event group, timer, stream buffer) is created or deleted"),
+   object_fields, object_enums},
+  {20, TW_MOD_RTOS, TW_EVF_TIMED, 3, 2, 1, TW_MARKER_NONE, 16,
+   "QUEUE", "QueueEvent",
+   D("Message queue operation"),
+   queue_fields, queue_enums},
+  {21, TW_MOD_RTOS, TW_EVF_TIMED, 3, 2, 2, TW_MARKER_NONE, 9,
+   "SEM_EXT", "SemEventExt",
+   D("Semaphore operation the seed's SemEvent/SemEventTask have no type for"),
+   sem_ext_fields, sem_ext_enums},
+  {22, TW_MOD_RTOS, TW_EVF_TIMED, 3, 2, 2, TW_MARKER_NONE, 5,
+   "MUTEX_EXT", "MutexEventExt",
+   D("Mutex operation the seed's MutexEvent has no type for"),
+   mutex_ext_fields, mutex_ext_enums},
+  {23, TW_MOD_RTOS, TW_EVF_TIMED, 3, 2, 1, TW_MARKER_NONE, 10,
+   "EGROUP", "EventGroupEvent",
+   D("Event group operation"),
+   egroup_fields, egroup_enums},
+  {24, TW_MOD_RTOS, TW_EVF_TIMED, 4, 2, 2, TW_MARKER_NONE, 7,
+   "NOTIFY", "NotifyEvent",
+   D("Direct-to-task notification"),
+   notify_fields, notify_enums},
+  {25, TW_MOD_RTOS, TW_EVF_TIMED, 4, 2, 1, TW_MARKER_NONE, 8,
+   "TIMER", "TimerEvent",
+   D("Software timer, or a function call pended to the timer task"),
+   timer_fields, timer_enums},
+  {26, TW_MOD_RTOS, TW_EVF_TIMED, 3, 2, 1, TW_MARKER_NONE, 10,
+   "SBUF", "StreamBufferEvent",
+   D("Stream or message buffer operation"),
+   sbuf_fields, sbuf_enums},
+  {27, TW_MOD_RTOS, TW_EVF_TIMED, 2, 2, 0, TW_MARKER_NONE, 3,
+   "SCHED", "SchedEvent",
+   D("Scheduler and tick"),
+   sched_fields, sched_enums},
   {256, TW_MOD_CONTROL, TW_EVF_STREAMER, 1, 1, -1, TW_MARKER_NONE, 0,
    "TRACE_START", "TraceStart",
    D("Recording started"),
@@ -279,16 +477,20 @@ const struct tw_event_desc tw_event_descs[] = {
    "CUSTOM_DECL", "CustomDecl",
    D("Declaration of a custom event kind (a snapshot record)"),
    custom_decl_fields, NULL},
+  {262, TW_MOD_CONTROL, TW_EVF_STREAMER, 1, 1, -1, TW_MARKER_NONE, 0,
+   "NAMES_LOST", "NamesLost",
+   D("Names the target could not register (its name table was full): those objects have no name in the trace"),
+   names_lost_fields, NULL},
 };
 const size_t tw_event_ndescs = sizeof tw_event_descs / sizeof tw_event_descs[0];
 
 _Static_assert(TW_MARKER_COUNT == 13, "gen_events.py MARKERS out of step with vocab.h");
-_Static_assert(TW_OBJ_COUNT == 12, "gen_events.py OBJS out of step with vocab.h");
+_Static_assert(TW_OBJ_COUNT == 16, "gen_events.py OBJS out of step with vocab.h");
 static const char *const marker_names[TW_MARKER_COUNT] = {
   "None", "Up", "Down", "Push", "UpBlock", "DownBlock", "UpUp", "UpPush", "UpUpPush", "Inc", "Dec", "Wait", "Pass",
 };
 static const char *const obj_kind_names[TW_OBJ_COUNT] = {
-  "none", "task", "mutex", "sem", "event", "msem", "mevent", "asem", "rsem", "irq", "thread", "objkind",
+  "none", "task", "mutex", "sem", "event", "msem", "mevent", "asem", "rsem", "irq", "thread", "objkind", "queue", "egroup", "timer", "sbuf",
 };
 
 const struct tw_event_desc *tw_event_desc_by_id(uint16_t id)

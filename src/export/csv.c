@@ -162,9 +162,7 @@ static int csv_event(struct tw_export *x, const struct tw_event *ev)
       fprintf(f, "%u", v);
   }
   if (has_marker(d)) {
-    enum tw_marker m = d->marker_field >= 0 && (unsigned)d->marker_field < ev->nvalues
-                           ? tw_event_marker(d, ev->values[d->marker_field])
-                           : d->default_marker;
+    enum tw_marker m = tw_event_marker_of(ev);
     fprintf(f, ",%s", m == TW_MARKER_NONE ? "" : tw_marker_name(m));
   }
   fputc('\n', f);

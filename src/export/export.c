@@ -1,12 +1,8 @@
 /*
  * The exporter front: picks the format, keeps what every format needs
- * (object names from NAME events, drop counts per stream) and the first
- * error with its message. Formats only see events in the order given.
- *
- * Names are per endpoint, as the decoder keeps them; a NAME event updates
- * the table before the format sees the event, so the NAME's own export can
- * already use it. The table is bounded (TW__NAMES_MAX); names beyond it
- * are dropped and exported as numbers.
+ * (drop counts per stream) and the first error with its message. Formats
+ * only see events in the order given; the timeline formats read names and
+ * states from their RTOS state model.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -68,79 +64,6 @@ int tw__wfile_close(struct tw_export *x, struct tw__wfile *w)
   return 0;
 }
 
-/* ---- names ---------------------------------------------------------------- */
-
-static uint64_t name_key(uint16_t ep, unsigned kind, uint32_t number)
-{
-  return (uint64_t)ep << 40 | (uint64_t)(kind & 0xFF) << 32 | number | 1ull << 63;
-}
-
-static size_t name_slot(const struct tw_export *x, uint64_t key)
-{
-  size_t i = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 40) & (x->names_cap - 1);
-  while (x->names[i].key && x->names[i].key != key)
-    i = (i + 1) & (x->names_cap - 1);
-  return i;
-}
-
-static int names_grow(struct tw_export *x)
-{
-  size_t cap = x->names_cap ? 2 * x->names_cap : 256;
-  struct tw__name *old = x->names, *n = calloc(cap, sizeof *n);
-  size_t oldcap = x->names_cap;
-  if (!n)
-    return TW_ENOMEM;
-  x->names = n;
-  x->names_cap = cap;
-  for (size_t i = 0; i < oldcap; i++)
-    if (old[i].key)
-      x->names[name_slot(x, old[i].key)] = old[i];
-  free(old);
-  return 0;
-}
-
-static void learn_name(struct tw_export *x, const struct tw_event *ev)
-{
-  uint64_t key;
-  struct tw__name *e;
-  if (ev->nvalues < 3 || !ev->str)
-    return;
-  if (x->nnames * 2 >= x->names_cap) {
-    if (x->nnames >= TW__NAMES_MAX || names_grow(x) < 0)
-      return;
-  }
-  key = name_key(ev->endpoint, ev->values[0], ev->values[2]);
-  e = &x->names[name_slot(x, key)];
-  if (!e->key)
-    x->nnames++;
-  e->key = key;
-  e->prio = (uint8_t)ev->values[1];
-  snprintf(e->name, sizeof e->name, "%.*s", (int)strnlen(ev->str, ev->str_len), ev->str);
-}
-
-static const struct tw__name *find_name(const struct tw_export *x, uint16_t ep, unsigned kind,
-                                        uint32_t number)
-{
-  const struct tw__name *e;
-  if (!x->names_cap)
-    return NULL;
-  e = &x->names[name_slot(x, name_key(ep, kind, number))];
-  return e->key ? e : NULL;
-}
-
-const char *tw__export_name(const struct tw_export *x, uint16_t ep, enum tw_obj_kind kind,
-                            uint32_t number)
-{
-  const struct tw__name *e = find_name(x, ep, kind, number);
-  return e ? e->name : NULL;
-}
-
-int tw__export_prio(const struct tw_export *x, uint16_t ep, uint32_t task)
-{
-  const struct tw__name *e = find_name(x, ep, TW_OBJ_TASK, task);
-  return e ? e->prio : -1;
-}
-
 /* ---- drops ------------------------------------------------------------------ */
 
 static struct tw__drops *drops_of(struct tw_export *x, uint16_t ep, uint16_t inst)
@@ -148,8 +71,16 @@ static struct tw__drops *drops_of(struct tw_export *x, uint16_t ep, uint16_t ins
   for (size_t i = 0; i < x->ndrops; i++)
     if (x->drops[i].endpoint == ep && x->drops[i].instance == inst)
       return &x->drops[i];
-  if (x->ndrops == TW__STREAMS_MAX)
-    return NULL;
+  if (x->ndrops == x->capdrops) {
+    size_t cap = x->capdrops ? 2 * x->capdrops : 16;
+    struct tw__drops *d = realloc(x->drops, cap * sizeof *d);
+    if (!d) {
+      tw__export_fail(x, TW_ENOMEM, "out of memory");
+      return NULL;
+    }
+    x->drops = d;
+    x->capdrops = cap;
+  }
   x->drops[x->ndrops] = (struct tw__drops){ep, inst, 0, 0};
   return &x->drops[x->ndrops++];
 }
@@ -166,8 +97,11 @@ void tw_export_transport_loss(struct tw_export *x, uint16_t ep, uint16_t inst,
                               unsigned long long lost)
 {
   struct tw__drops *d = drops_of(x, ep, inst);
-  if (d)
-    d->transport = lost;
+  if (!d)
+    return;
+  if (lost > d->transport && x->ops->loss)
+    x->ops->loss(x, ep, inst, lost - d->transport);
+  d->transport = lost;
 }
 
 /* ---- the front -------------------------------------------------------------- */
@@ -215,9 +149,7 @@ int tw_export_event(struct tw_export *x, const struct tw_event *ev)
   int rc;
   if (x->err)
     return x->err;
-  if (ev->id == TW_EV_NAME)
-    learn_name(x, ev);
-  else if (ev->id == TW_EV_DROPS && ev->nvalues) {
+  if (ev->id == TW_EV_DROPS && ev->nvalues) {
     struct tw__drops *d = drops_of(x, ev->endpoint, ev->instance);
     if (d)
       d->ring += ev->values[0];
@@ -237,7 +169,7 @@ int tw_export_close(struct tw_export *x, char *err, size_t errcap)
   rc = x->err;
   if (rc && err && errcap)
     snprintf(err, errcap, "%s", x->msg);
-  free(x->names);
+  free(x->drops);
   free(x);
   return rc;
 }

@@ -1,6 +1,8 @@
 /*
- * Shared by the exporters: the format table, buffered output, object
- * names (from NAME events, per endpoint) and per-stream drop accounting.
+ * Shared by the exporters: the format table, buffered output and
+ * per-stream drop accounting. Names and every other piece of RTOS meaning
+ * come from the state model (tracewire/model/rtos.h), which the timeline
+ * formats feed themselves.
  * Each format is one file (ctf.c, perfetto.c, json.c, csv.c) defining a
  * `const struct tw__export_ops tw__export_<name>`.
  */
@@ -24,6 +26,8 @@ struct tw__export_ops {
   int (*event)(struct tw_export *x, const struct tw_event *ev);
   int (*finish)(struct tw_export *x); /* write what is pending, close files */
   void (*free)(struct tw_export *x);  /* always called last, also after errors */
+  /* optional: `count` more events lost in transport on (endpoint, instance) */
+  void (*loss)(struct tw_export *x, uint16_t endpoint, uint16_t instance, uint64_t count);
 };
 
 /* A file written through a buffer; errors are sticky and reported once. */
@@ -32,19 +36,10 @@ struct tw__wfile {
   char path[512];
 };
 
-/* Object names of every endpoint, filled from NAME events (bounded). */
-struct tw__name {
-  uint64_t key; /* endpoint << 40 | kind << 32 | number; 0 = empty */
-  uint8_t prio;
-  char name[48];
-};
-#define TW__NAMES_MAX 65536u
-
 struct tw__drops {
   uint16_t endpoint, instance;
   unsigned long long ring, transport;
 };
-#define TW__STREAMS_MAX 256u
 
 struct tw_export {
   const struct tw__export_ops *ops;
@@ -54,10 +49,8 @@ struct tw_export {
   int err;                      /* first error */
   char msg[400];
   unsigned long long events;
-  struct tw__name *names;       /* open addressing, capacity names_cap */
-  size_t names_cap, nnames;
-  struct tw__drops drops[TW__STREAMS_MAX];
-  size_t ndrops;
+  struct tw__drops *drops;       /* per stream, grown as streams appear */
+  size_t ndrops, capdrops;
 };
 
 /* Records the first error (printf-style message); returns err. */
@@ -68,10 +61,6 @@ int tw__wfile_open(struct tw_export *x, struct tw__wfile *w, const char *path);
 /* Closes; an error (also a delayed write error) is recorded in x. */
 int tw__wfile_close(struct tw_export *x, struct tw__wfile *w);
 int tw__mkdir(struct tw_export *x, const char *dir);
-
-const char *tw__export_name(const struct tw_export *x, uint16_t endpoint,
-                            enum tw_obj_kind kind, uint32_t number);
-int tw__export_prio(const struct tw_export *x, uint16_t endpoint, uint32_t task);
 
 /* Cumulative events lost on a stream: ring drops (DROPS events) plus
  * transport loss reported through tw_export_transport_loss. */

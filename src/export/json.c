@@ -205,4 +205,13 @@ static void js_free(struct tw_export *x)
   x->state = NULL;
 }
 
-const struct tw__export_ops tw__export_json = {"json", js_open, js_event, js_finish, js_free};
+static void js_loss(struct tw_export *x, uint16_t ep, uint16_t inst, uint64_t count)
+{
+  struct js *j = x->state;
+  if (j && j->tl)
+    tw__tl_loss(j->tl, ep, inst, count);
+}
+
+const struct tw__export_ops tw__export_json = {.name = "json", .open = js_open,
+                                               .event = js_event, .finish = js_finish,
+                                               .free = js_free, .loss = js_loss};

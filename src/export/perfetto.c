@@ -36,12 +36,16 @@ enum { TYPE_SLICE_BEGIN = 1, TYPE_SLICE_END = 2, TYPE_INSTANT = 3, TYPE_COUNTER 
 enum { SEQ_INCREMENTAL_STATE_CLEARED = 1, SEQ_NEEDS_INCREMENTAL_STATE = 2 };
 enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2 };
 
-#define PB_CAP 8192
+/* A packet holds an event with its arguments: the decoder's snapshots
+ * (strings, names) are at most 64 KiB each, and an event has one string
+ * and a few named objects. Anything larger fails the export, named. */
+#define PB_CAP (1u << 20)
 #define INTERN_MAX 65536u
 
 struct pb {
   uint8_t *p;
   size_t n;
+  int full; /* something did not fit: the packet is not written */
 };
 
 struct intern {
@@ -59,7 +63,7 @@ struct pf {
   struct intern *names[2]; /* event names, debug-annotation names */
   size_t ncap[2], nnames[2];
   uint64_t next_iid[2];
-  uint8_t pkt[PB_CAP], te[PB_CAP], interned[PB_CAP], tmp[PB_CAP], tmp2[PB_CAP];
+  uint8_t *pkt, *te, *interned, *tmp, *tmp2; /* PB_CAP each */
 };
 
 /* ---- encoding -------------------------------------------------------------- */
@@ -83,8 +87,10 @@ static void pb_uint(struct pb *b, unsigned field, uint64_t v)
 
 static void pb_bytes(struct pb *b, unsigned field, const void *s, size_t n)
 {
-  if (b->n + n + 16 > PB_CAP) /* cannot happen with our bounded strings; keep safe */
-    n = PB_CAP > b->n + 16 ? PB_CAP - b->n - 16 : 0;
+  if (b->full || b->n + n + 16 > PB_CAP) {
+    b->full = 1;
+    return;
+  }
   pb_tag(b, field, WT_LEN);
   pb_varint(b, n);
   memcpy(b->p + b->n, s, n);
@@ -180,6 +186,7 @@ lookup_only:
     struct pb e = {pf->tmp2, 0};
     pb_uint(&e, IN_IID, pf->names[k][i].iid);
     pb_str(&e, IN_NAME, s);
+    in->full |= e.full;
     pb_bytes(in, k ? ID_DEBUG_NAMES : ID_EVENT_NAMES, e.p, e.n);
   }
   return pf->names[k][i].iid;
@@ -200,6 +207,11 @@ static void emit(struct tw_export *x, struct pf *pf, uint64_t ts, int have_ts, u
   struct pb p = {pf->pkt, 0};
   uint8_t hdr[16];
   struct pb h = {hdr, 0};
+  if (body->full || (interned && interned->full)) {
+    tw__export_fail(x, TW_ENOSPC, "%s: an event does not fit a %u-byte packet", pf->w.path,
+                    PB_CAP);
+    return;
+  }
   if (have_ts)
     pb_uint(&p, TP_TIMESTAMP, ts);
   pb_uint(&p, TP_SEQ_ID, 1);
@@ -209,6 +221,11 @@ static void emit(struct tw_export *x, struct pf *pf, uint64_t ts, int have_ts, u
   if (interned && interned->n)
     pb_bytes(&p, TP_INTERNED, interned->p, interned->n);
   pb_bytes(&p, field, body->p, body->n);
+  if (p.full) {
+    tw__export_fail(x, TW_ENOSPC, "%s: an event does not fit a %u-byte packet", pf->w.path,
+                    PB_CAP);
+    return;
+  }
   pb_tag(&h, TRACE_PACKET, WT_LEN);
   pb_varint(&h, p.n);
   if (pf->nout + h.n + p.n > sizeof pf->out)
@@ -292,13 +309,14 @@ static void on_instant(void *b, uint64_t ts, const struct tl_track *t, const cha
     else
       pb_str(&da, DA_NAME, a[i].name);
     if (a[i].str)
-      pb_str(&da, DA_STRING, a[i].str);
+      pb_bytes(&da, DA_STRING, a[i].str, a[i].str_len);
     else if (a[i].kind == TL_NUM_INT) /* int64 varint: two's complement, 10 bytes if < 0 */
       pb_uint(&da, DA_INT, (uint64_t)a[i].inum);
     else if (a[i].kind == TL_NUM_FLOAT) /* double, fixed64 wire type; NaN/Inf are fine */
       pb_fixed64(&da, DA_DOUBLE, double_bits(a[i].fnum));
     else
       pb_uint(&da, DA_UINT, a[i].num);
+    te.full |= da.full;
     pb_bytes(&te, TE_DEBUG, da.p, da.n);
   }
   if (flow_out)
@@ -328,6 +346,10 @@ static int pf_open(struct tw_export *x)
   if (!pf)
     return tw__export_fail(x, TW_ENOMEM, "out of memory");
   x->state = pf;
+  uint8_t **bufs[] = {&pf->pkt, &pf->te, &pf->interned, &pf->tmp, &pf->tmp2};
+  for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+    if (!(*bufs[i] = malloc(PB_CAP)))
+      return tw__export_fail(x, TW_ENOMEM, "out of memory");
   pf->first = 1;
   if (tw__wfile_open(x, &pf->w, x->out) < 0)
     return x->err;
@@ -363,9 +385,22 @@ static void pf_free(struct tw_export *x)
       free(pf->names[k][i].s);
     free(pf->names[k]);
   }
+  free(pf->pkt);
+  free(pf->te);
+  free(pf->interned);
+  free(pf->tmp);
+  free(pf->tmp2);
   free(pf);
   x->state = NULL;
 }
 
-const struct tw__export_ops tw__export_perfetto = {"perfetto", pf_open, pf_event, pf_finish,
-                                                   pf_free};
+static void pf_loss(struct tw_export *x, uint16_t ep, uint16_t inst, uint64_t count)
+{
+  struct pf *pf = x->state;
+  if (pf && pf->tl)
+    tw__tl_loss(pf->tl, ep, inst, count);
+}
+
+const struct tw__export_ops tw__export_perfetto = {.name = "perfetto", .open = pf_open,
+                                                   .event = pf_event, .finish = pf_finish,
+                                                   .free = pf_free, .loss = pf_loss};

@@ -1,56 +1,89 @@
-/* The timeline model (see timeline.h). */
+/*
+ * The timeline (see timeline.h): every event goes into the timeline's RTOS
+ * state model, and what is drawn follows the model's changes:
+ *
+ *   switch      the core's run slice and the task's "running" slice end
+ *               and the next ones begin (none while the running task is
+ *               unknown, after a loss until the next switch)
+ *   irq_*       "interrupt" slices, closed at a loss gap when cut
+ *   loss        a slice on the core's "lost events" track from the
+ *               core's previous event to the gap
+ *   task, obj   mark the endpoint's ready count and the semaphore's count
+ *               as changed; counters are written once time moves on, so a
+ *               counter has at most one sample per timestamp
+ *   event       an instant for every event that is not a switch or an
+ *               interrupt entry/exit, with its fields as arguments
+ *
+ * CPU load: per core, the busy share of each window; busy while the owner
+ * the model reports is an interrupt or a task that is not idle (unknown
+ * is not busy).
+ */
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include "timeline.h"
+#include "tracewire/model/rtos.h"
 
-#define TL_EPS 64
-#define TL_CORES 256
 #define TL_FLOWS 4096u
+#define TL_MAX_INSTANCE 0x3FFFu /* core thread ids: endpoint << 16 | 0x8000 | 0x4000 (irq) | N */
 
-enum { ST_UNKNOWN, ST_RUNNING, ST_READY, ST_BLOCKED };
+struct tl_counter {
+  int64_t last;           /* last value written */
+  uint8_t written, dirty, declared;
+};
+
+/* A counter changed at the current timestamp: the endpoint's ready count
+ * (index into eps) or an object's count (model object id). Indexes, not
+ * pointers: the tables may move before the flush. */
+struct tl_dirty {
+  uint8_t sem;
+  uint32_t index;
+};
 
 struct tl_ep {
   uint16_t endpoint;
-  uint8_t *task_state;    /* 65536, lazily */
-  uint8_t *task_declared; /* 65536 bits */
-  int32_t *sem;           /* 65536, lazily */
-  uint8_t *sem_declared;
-  int ready, ready_declared;
+  struct tl_counter ready;
 };
 
 struct tl_core {
-  uint16_t endpoint, instance;
-  struct tl_track t_core, t_irq, t_load; /* made once: used on every event */
-  char n_core[16], n_irq[24], n_load[24];
-  int running; /* task, -1 none */
-  int irq_depth, busy, declared, load_declared;
-  uint64_t win_start, busy_ns, last_t;
+  struct tl_ep *ep;
+  size_t ep_index;
+  struct tl_track t_core, t_irq, t_load, t_lost;
+  char n_core[24], n_irq[32], n_load[32], n_lost[40];
+  const struct tw_rtos_task *run; /* the task whose run slices are open */
+  int irqs_open, busy, lost_declared;
+  uint64_t win_start, busy_ns, last_t, prev_t;
+};
+
+struct tl_obj {
+  struct tl_counter count;
+  char *track_name;       /* "sem <name>", made when declared */
 };
 
 struct tl_flow {
   uint64_t key, id;
 };
 
-#define TL_OPNAMES 256
-struct tl_opname {
-  const struct tw_event_desc *desc;
-  uint32_t value;
-  char s[64];
-};
-
 struct timeline {
-  struct tl_opname opnames[TL_OPNAMES];
   struct tw_export *x;
   const struct tl_ops *ops;
   void *b;
-  struct tl_ep eps[TL_EPS];
+  struct tw_rtos *m;
+  struct tl_ep **eps;
   size_t neps;
-  struct tl_core cores[TL_CORES];
+  struct tl_core **cores;  /* by model core id */
   size_t ncores;
+  uint8_t *task_declared;  /* by model task id */
+  size_t ntask_declared;
+  struct tl_obj *objs;     /* by model object id */
+  size_t nobjs;
+  struct tl_dirty *dirty;
+  size_t ndirty, capdirty;
   struct tl_flow *flows;
   size_t nflows;
-  uint64_t next_flow, last_ts;
+  uint64_t next_flow, last_ts, cur_ts;
+  int have_ts;
+  char *buf;               /* scratch for names and argument text */
+  size_t cap;
 };
 
 static uint64_t uuid(enum tl_kind k, uint16_t ep, uint32_t n)
@@ -58,175 +91,219 @@ static uint64_t uuid(enum tl_kind k, uint16_t ep, uint32_t n)
   return (uint64_t)k << 56 | (uint64_t)ep << 40 | n;
 }
 
-static int bit(const uint8_t *m, uint32_t i) { return m[i >> 3] >> (i & 7) & 1; }
-static void set_bit(uint8_t *m, uint32_t i) { m[i >> 3] = (uint8_t)(m[i >> 3] | 1u << (i & 7)); }
-
-struct timeline *tw__tl_open(struct tw_export *x, const struct tl_ops *ops, void *backend)
+static void oom(struct timeline *tl)
 {
-  struct timeline *tl = calloc(1, sizeof *tl);
-  if (!tl || !(tl->flows = calloc(TL_FLOWS, sizeof *tl->flows))) {
-    free(tl);
-    tw__export_fail(x, TW_ENOMEM, "out of memory");
-    return NULL;
+  tw__export_fail(tl->x, TW_ENOMEM, "out of memory");
+}
+
+/* Grows an array of elem-sized items to hold index i, zero-filling. */
+static int grow(struct timeline *tl, void *arrp, size_t *n, size_t i, size_t elem)
+{
+  void **arr = arrp;
+  size_t cap = *n ? *n : 16;
+  char *a;
+  if (i < *n)
+    return 0;
+  while (cap <= i)
+    cap *= 2;
+  if (!(a = realloc(*arr, cap * elem))) {
+    oom(tl);
+    return -1;
   }
-  tl->x = x;
-  tl->ops = ops;
-  tl->b = backend;
-  return tl;
+  memset(a + *n * elem, 0, (cap - *n) * elem);
+  *arr = a;
+  *n = cap;
+  return 0;
 }
 
-/* ---- tracks ---------------------------------------------------------------- */
-
-static struct tl_track process_track(uint16_t ep, char *name, size_t cap)
+/* Scratch text: at least n bytes. */
+static char *scratch(struct timeline *tl, size_t n)
 {
-  snprintf(name, cap, "target %04x", ep);
-  return (struct tl_track){uuid(TL_PROCESS, ep, 0), 0, TL_PROCESS, 0, ep, 0, name};
+  if (n > tl->cap) {
+    size_t cap = tl->cap ? tl->cap : 256;
+    char *b;
+    while (cap < n)
+      cap *= 2;
+    if (!(b = realloc(tl->buf, cap))) {
+      oom(tl);
+      return NULL;
+    }
+    tl->buf = b;
+    tl->cap = cap;
+  }
+  return tl->buf;
 }
+
+/* ---- tracks ------------------------------------------------------------------ */
 
 static struct tl_ep *ep_of(struct timeline *tl, uint16_t endpoint)
 {
   char name[32];
   struct tl_track t;
+  struct tl_ep *e, **a;
   for (size_t i = 0; i < tl->neps; i++)
-    if (tl->eps[i].endpoint == endpoint)
-      return &tl->eps[i];
-  if (tl->neps == TL_EPS)
-    return NULL;
-  struct tl_ep *e = &tl->eps[tl->neps];
-  memset(e, 0, sizeof *e);
-  e->endpoint = endpoint;
-  if (!(e->task_state = calloc(65536, 1)) || !(e->task_declared = calloc(8192, 1))) {
-    free(e->task_state);
-    tw__export_fail(tl->x, TW_ENOMEM, "out of memory");
+    if (tl->eps[i]->endpoint == endpoint)
+      return tl->eps[i];
+  if (!(e = calloc(1, sizeof *e)) || !(a = realloc(tl->eps, (tl->neps + 1) * sizeof *a))) {
+    free(e);
+    oom(tl);
     return NULL;
   }
-  tl->neps++;
-  t = process_track(endpoint, name, sizeof name);
+  tl->eps = a;
+  a[tl->neps++] = e;
+  e->endpoint = endpoint;
+  snprintf(name, sizeof name, "target %04x", endpoint);
+  t = (struct tl_track){uuid(TL_PROCESS, endpoint, 0), 0, TL_PROCESS, 0, endpoint, 0, name};
   tl->ops->track(tl->b, &t);
   return e;
 }
 
-static struct tl_track task_track(struct timeline *tl, uint16_t ep, uint32_t task, char *name,
+static struct tl_track core_track(const struct tw_rtos_core *mc, enum tl_kind k, char *name,
                                   size_t cap)
 {
-  const char *n = tw__export_name(tl->x, ep, TW_OBJ_TASK, task);
-  if (n)
-    snprintf(name, cap, "%s", n);
-  else
-    snprintf(name, cap, "task %u", task);
-  return (struct tl_track){uuid(TL_TASK, ep, task), uuid(TL_PROCESS, ep, 0), TL_TASK, 0, ep,
-                           (int32_t)((uint32_t)ep << 16 | (task & 0xFFFF)), name};
-}
-
-/* The track of a task; its name (a lookup and a format) only when it is
- * declared or want_name asks: instants need the ids only. */
-static int task_declare(struct timeline *tl, struct tl_ep *e, uint32_t task, struct tl_track *t,
-                        char *name, size_t cap, int want_name)
-{
-  task &= 0xFFFF;
-  if (want_name || !bit(e->task_declared, task)) {
-    *t = task_track(tl, e->endpoint, task, name, cap);
-  } else {
-    *t = (struct tl_track){uuid(TL_TASK, e->endpoint, task), uuid(TL_PROCESS, e->endpoint, 0),
-                           TL_TASK, 0, e->endpoint, (int32_t)((uint32_t)e->endpoint << 16 | task),
-                           ""};
-  }
-  if (!bit(e->task_declared, task & 0xFFFF)) {
-    set_bit(e->task_declared, task & 0xFFFF);
-    tl->ops->track(tl->b, t);
-  }
-  return 0;
-}
-
-static struct tl_track core_track(const struct tl_core *c, enum tl_kind k, char *name, size_t cap)
-{
-  snprintf(name, cap, k == TL_CORE ? "cpu%u" : k == TL_IRQ ? "cpu%u irq" : "cpu%u load %%",
-           c->instance);
-  return (struct tl_track){uuid(k, c->endpoint, c->instance), uuid(TL_PROCESS, c->endpoint, 0),
-                           k, k == TL_LOAD, c->endpoint,
+  static const char *const fmt[] = {[TL_CORE] = "cpu%u", [TL_IRQ] = "cpu%u irq",
+                                    [TL_LOAD] = "cpu%u load %%", [TL_LOST] = "cpu%u lost events"};
+  uint32_t sub = k == TL_IRQ ? 0x4000u : k == TL_LOST ? 0x2000u : 0;
+  snprintf(name, cap, fmt[k], mc->instance);
+  /* the lost-events track shares no id with the others: its tid uses
+   * instance | 0x2000 under 0x8000, below the irq flag */
+  return (struct tl_track){uuid(k, mc->endpoint, mc->instance), uuid(TL_PROCESS, mc->endpoint, 0),
+                           k, k == TL_LOAD, mc->endpoint,
                            k == TL_LOAD ? 0
-                                        : (int32_t)((uint32_t)c->endpoint << 16 | 0x8000u |
-                                                    (k == TL_IRQ ? 0x4000u : 0) | c->instance),
+                                        : (int32_t)((uint32_t)mc->endpoint << 16 | 0x8000u | sub |
+                                                    mc->instance),
                            name};
 }
 
-static struct tl_core *core_of(struct timeline *tl, const struct tw_event *ev)
+static struct tl_core *core_of(struct timeline *tl, const struct tw_rtos_core *mc)
 {
-  char name[32];
-  struct tl_track t;
-  for (size_t i = 0; i < tl->ncores; i++)
-    if (tl->cores[i].endpoint == ev->endpoint && tl->cores[i].instance == ev->instance)
-      return &tl->cores[i];
-  if (tl->ncores == TL_CORES || !ep_of(tl, ev->endpoint))
+  struct tl_core *c;
+  if (mc->id < tl->ncores && tl->cores[mc->id])
+    return tl->cores[mc->id];
+  if (mc->instance > TL_MAX_INSTANCE) {
+    tw__export_fail(tl->x, TW_ENOSPC,
+                    "%s: core %u of endpoint %04x: cores above %u cannot be told apart "
+                    "(thread ids)", tl->x->out, mc->instance, mc->endpoint, TL_MAX_INSTANCE);
     return NULL;
-  struct tl_core *c = &tl->cores[tl->ncores++];
-  memset(c, 0, sizeof *c);
-  c->endpoint = ev->endpoint;
-  c->instance = ev->instance;
-  c->running = -1;
-  c->win_start = ev->time_ns;
-  c->last_t = ev->time_ns;
-  c->t_core = core_track(c, TL_CORE, c->n_core, sizeof c->n_core);
-  c->t_irq = core_track(c, TL_IRQ, c->n_irq, sizeof c->n_irq);
-  c->t_load = core_track(c, TL_LOAD, c->n_load, sizeof c->n_load);
+  }
+  if (grow(tl, &tl->cores, &tl->ncores, mc->id, sizeof *tl->cores) < 0 ||
+      !(c = calloc(1, sizeof *c))) {
+    oom(tl);
+    return NULL;
+  }
+  if (!(c->ep = ep_of(tl, mc->endpoint))) {
+    free(c);
+    return NULL;
+  }
+  for (size_t i = 0; i < tl->neps; i++)
+    if (tl->eps[i] == c->ep)
+      c->ep_index = i;
+  tl->cores[mc->id] = c;
+  c->win_start = c->last_t = c->prev_t = mc->t0;
+  c->t_core = core_track(mc, TL_CORE, c->n_core, sizeof c->n_core);
+  c->t_irq = core_track(mc, TL_IRQ, c->n_irq, sizeof c->n_irq);
+  c->t_load = core_track(mc, TL_LOAD, c->n_load, sizeof c->n_load);
+  c->t_lost = core_track(mc, TL_LOST, c->n_lost, sizeof c->n_lost);
   tl->ops->track(tl->b, &c->t_core);
   tl->ops->track(tl->b, &c->t_irq);
   tl->ops->track(tl->b, &c->t_load);
-  (void)name;
-  (void)t;
   return c;
 }
 
-/* ---- counters ---------------------------------------------------------------- */
-
-static void set_task_state(struct timeline *tl, struct tl_ep *e, uint64_t ts, uint32_t task,
-                           int st)
+/* A task's track; its name (model's, whole) only when it is declared or
+ * want_name asks: instants need the ids only. */
+static struct tl_track task_track(struct timeline *tl, const struct tw_rtos_task *t,
+                                  int want_name)
 {
-  int old = e->task_state[task & 0xFFFF];
-  if (old == st)
-    return;
-  e->task_state[task & 0xFFFF] = (uint8_t)st;
-  e->ready += (st == ST_READY) - (old == ST_READY);
-  {
-    char name[32];
-    struct tl_track t = {uuid(TL_READY, e->endpoint, 0), uuid(TL_PROCESS, e->endpoint, 0),
-                         TL_READY, 1, e->endpoint, 0, name};
-    snprintf(name, sizeof name, "ready tasks");
-    if (!e->ready_declared) {
-      e->ready_declared = 1;
-      tl->ops->track(tl->b, &t);
+  struct tl_track tr = {uuid(TL_TASK, t->endpoint, t->number),
+                        uuid(TL_PROCESS, t->endpoint, 0), TL_TASK, 0, t->endpoint,
+                        (int32_t)((uint32_t)t->endpoint << 16 | t->number), ""};
+  int declared = t->id < tl->ntask_declared && tl->task_declared[t->id];
+  if (want_name || !declared) {
+    char *s = scratch(tl, 32);
+    if (t->name)
+      tr.name = t->name;
+    else if (s) {
+      snprintf(s, 32, "task %u", t->number);
+      tr.name = s;
     }
-    tl->ops->counter(tl->b, ts, &t, e->ready);
   }
+  if (!declared && grow(tl, &tl->task_declared, &tl->ntask_declared, t->id, 1) == 0) {
+    tl->task_declared[t->id] = 1;
+    tl->ops->track(tl->b, &tr);
+  }
+  return tr;
 }
 
-static void sem_add(struct timeline *tl, struct tl_ep *e, uint64_t ts, uint32_t sem, int d)
+/* ---- counters -------------------------------------------------------------- */
+
+static void mark(struct timeline *tl, struct tl_counter *k, int sem, size_t index)
 {
-  char name[64];
-  const char *n;
-  struct tl_track t;
-  sem &= 0xFFFF;
-  if (!e->sem) {
-    e->sem = calloc(65536, sizeof *e->sem);
-    e->sem_declared = calloc(8192, 1);
-    if (!e->sem || !e->sem_declared) {
-      tw__export_fail(tl->x, TW_ENOMEM, "out of memory");
+  if (k->dirty)
+    return;
+  if (tl->ndirty == tl->capdirty && grow(tl, &tl->dirty, &tl->capdirty, tl->ndirty,
+                                         sizeof *tl->dirty) < 0)
+    return;
+  k->dirty = 1;
+  tl->dirty[tl->ndirty++] = (struct tl_dirty){(uint8_t)sem, (uint32_t)index};
+}
+
+static void write_counter(struct timeline *tl, struct tl_counter *k, const struct tl_track *t,
+                          int64_t v)
+{
+  if (k->written && k->last == v)
+    return;
+  if (!k->declared) {
+    k->declared = 1;
+    tl->ops->track(tl->b, t);
+  }
+  k->written = 1;
+  k->last = v;
+  tl->ops->counter(tl->b, tl->cur_ts, t, v);
+}
+
+static void flush_ready(struct timeline *tl, struct tl_ep *e)
+{
+  struct tl_track t = {uuid(TL_READY, e->endpoint, 0), uuid(TL_PROCESS, e->endpoint, 0),
+                       TL_READY, 1, e->endpoint, 0, "ready tasks"};
+  write_counter(tl, &e->ready, &t, tw_rtos_ready(tl->m, e->endpoint, NULL));
+}
+
+static void flush_sem(struct timeline *tl, struct tl_obj *so, const struct tw_rtos_obj *o)
+{
+  struct tl_track t = {uuid(TL_SEM, o->endpoint, o->number), uuid(TL_PROCESS, o->endpoint, 0),
+                       TL_SEM, 1, o->endpoint, 0, NULL};
+  if (!so->track_name) {
+    size_t n = (o->name ? strlen(o->name) : 12) + 8;
+    if (!(so->track_name = malloc(n))) {
+      oom(tl);
       return;
     }
+    if (o->name)
+      snprintf(so->track_name, n, "sem %s", o->name);
+    else
+      snprintf(so->track_name, n, "sem %u", o->number);
   }
-  e->sem[sem] += d;
-  n = tw__export_name(tl->x, e->endpoint, TW_OBJ_SEM, sem);
-  if (n)
-    snprintf(name, sizeof name, "sem %s", n);
-  else
-    snprintf(name, sizeof name, "sem %u", sem);
-  t = (struct tl_track){uuid(TL_SEM, e->endpoint, sem), uuid(TL_PROCESS, e->endpoint, 0), TL_SEM,
-                        1, e->endpoint, 0, name};
-  if (!bit(e->sem_declared, sem)) {
-    set_bit(e->sem_declared, sem);
-    tl->ops->track(tl->b, &t);
+  t.name = so->track_name;
+  write_counter(tl, &so->count, &t, o->count);
+}
+
+/* Counters changed at cur_ts, written now that time moves on (or at the
+ * end): one sample per counter and timestamp, the value after all of the
+ * timestamp's events. */
+static void flush_counters(struct timeline *tl)
+{
+  for (size_t i = 0; i < tl->ndirty; i++) {
+    const struct tl_dirty *d = &tl->dirty[i];
+    if (d->sem) {
+      tl->objs[d->index].count.dirty = 0;
+      flush_sem(tl, &tl->objs[d->index], tw_rtos_obj_at(tl->m, d->index));
+    } else {
+      tl->eps[d->index]->ready.dirty = 0;
+      flush_ready(tl, tl->eps[d->index]);
+    }
   }
-  tl->ops->counter(tl->b, ts, &t, e->sem[sem]);
+  tl->ndirty = 0;
 }
 
 /* CPU load: the busy share of each window, as a counter at the window's
@@ -256,13 +333,109 @@ static void load_advance(struct timeline *tl, struct tl_core *c, uint64_t t)
   c->last_t = t;
 }
 
-static int is_idle(struct timeline *tl, uint16_t ep, int task)
+/* Before an owner change: time so far at the old busy state, then the new. */
+static void owner_changed(struct timeline *tl, struct tl_core *c, const struct tw_rtos_core *mc,
+                          uint64_t t)
 {
-  const char *n = task < 0 ? NULL : tw__export_name(tl->x, ep, TW_OBJ_TASK, (uint32_t)task);
-  return task < 0 || (n && strcasestr(n, "idle"));
+  load_advance(tl, c, t);
+  c->busy = mc->owner == TW_RTOS_OWN_TASK || mc->owner == TW_RTOS_OWN_IRQ;
 }
 
-/* ---- flows ------------------------------------------------------------------ */
+/* ---- changes ----------------------------------------------------------------- */
+
+static void on_switch(struct timeline *tl, struct tl_core *c, const struct tw_rtos_change *ch)
+{
+  if (c->run) {
+    struct tl_track t = task_track(tl, c->run, 0);
+    tl->ops->slice_end(tl->b, ch->t, &c->t_core);
+    tl->ops->slice_end(tl->b, ch->t, &t);
+  }
+  c->run = ch->task;
+  if (ch->task) {
+    struct tl_track t = task_track(tl, ch->task, 1);
+    tl->ops->slice_begin(tl->b, ch->t, &c->t_core, t.name);
+    tl->ops->slice_begin(tl->b, ch->t, &t, "running");
+  }
+  owner_changed(tl, c, ch->core, ch->t);
+}
+
+static void on_loss(struct timeline *tl, struct tl_core *c, const struct tw_rtos_change *ch)
+{
+  char *s = scratch(tl, 96);
+  if (!s)
+    return;
+  if (!c->lost_declared) {
+    c->lost_declared = 1;
+    tl->ops->track(tl->b, &c->t_lost);
+  }
+  if (ch->cause == TW_RTOS_LOSS_STOPPED)
+    snprintf(s, 96, "not recorded (stopped)");
+  else
+    snprintf(s, 96, "%llu events lost (%s)", (unsigned long long)ch->count,
+             tw_rtos_cause_name(ch->cause));
+  tl->ops->slice_begin(tl->b, c->prev_t < ch->t ? c->prev_t : ch->t, &c->t_lost, s);
+  tl->ops->slice_end(tl->b, ch->t, &c->t_lost);
+}
+
+static struct tl_obj *obj_slot(struct timeline *tl, const struct tw_rtos_obj *o)
+{
+  if (grow(tl, &tl->objs, &tl->nobjs, o->id, sizeof *tl->objs) < 0)
+    return NULL;
+  return &tl->objs[o->id];
+}
+
+static void instant(struct timeline *tl, struct tl_core *c, const struct tw_rtos_change *ch);
+
+static void on_change(void *ctx, const struct tw_rtos_change *ch)
+{
+  struct timeline *tl = ctx;
+  struct tl_core *c = ch->core ? core_of(tl, ch->core) : NULL;
+  struct tl_obj *so;
+  if (!c)
+    return;
+  switch (ch->kind) {
+  case TW_RTOS_CH_SWITCH:
+    on_switch(tl, c, ch);
+    break;
+  case TW_RTOS_CH_IRQ_ENTER:
+    owner_changed(tl, c, ch->core, ch->t);
+    tl->ops->slice_begin(tl->b, ch->t, &c->t_irq, "interrupt");
+    c->irqs_open++;
+    break;
+  case TW_RTOS_CH_IRQ_EXIT:
+    owner_changed(tl, c, ch->core, ch->t);
+    if (c->irqs_open > 0) {
+      c->irqs_open--;
+      tl->ops->slice_end(tl->b, ch->t, &c->t_irq);
+    }
+    break;
+  case TW_RTOS_CH_LOSS:
+    on_loss(tl, c, ch);
+    break;
+  case TW_RTOS_CH_TASK:
+    mark(tl, &c->ep->ready, 0, c->ep_index);
+    break;
+  case TW_RTOS_CH_OBJ:
+    if (ch->obj->kind == TW_OBJ_SEM && (so = obj_slot(tl, ch->obj)))
+      mark(tl, &so->count, 1, ch->obj->id);
+    break;
+  case TW_RTOS_CH_NAME:
+    if (ch->task && ch->task->id < tl->ntask_declared && tl->task_declared[ch->task->id]) {
+      struct tl_track t = task_track(tl, ch->task, 1);
+      tl->ops->track(tl->b, &t); /* renamed */
+    }
+    owner_changed(tl, c, ch->core, ch->t); /* an idle task's time is not busy */
+    break;
+  case TW_RTOS_CH_EVENT:
+    instant(tl, c, ch);
+    c->prev_t = ch->t;
+    break;
+  default:
+    break;
+  }
+}
+
+/* ---- instants ---------------------------------------------------------------- */
 
 static struct tl_flow *flow_slot(struct timeline *tl, uint64_t key, int insert)
 {
@@ -276,196 +449,212 @@ static struct tl_flow *flow_slot(struct timeline *tl, uint64_t key, int insert)
   return NULL;
 }
 
-/* ---- events ------------------------------------------------------------------ */
-
-static void task_switch(struct timeline *tl, struct tl_core *c, struct tl_ep *e,
-                        const struct tw_event *ev)
+/* A give with no task may release one: it starts a flow; the object's
+ * next release of a task ends it. */
+static void flows(struct timeline *tl, const struct tw_rtos_change *ch, uint64_t *out,
+                  uint64_t *in)
 {
-  char name[64];
-  struct tl_track t;
-  const struct tl_track *ct = &c->t_core;
-  uint32_t task = ev->values[0];
-  if (task == TW_TASK_SWITCH_EnterInt || task == TW_TASK_SWITCH_LeaveInt) {
-    if (task == TW_TASK_SWITCH_EnterInt) {
-      c->irq_depth++;
-      tl->ops->slice_begin(tl->b, ev->time_ns, &c->t_irq, "interrupt");
-    } else if (c->irq_depth > 0) {
-      c->irq_depth--;
-      tl->ops->slice_end(tl->b, ev->time_ns, &c->t_irq);
+  const struct tw_meaning *mn = ch->meaning;
+  uint64_t key;
+  struct tl_flow *fl;
+  enum tw_obj_act a;
+  if (!mn || !ch->obj)
+    return;
+  a = mn->obj_act;
+  key = (uint64_t)ch->obj->endpoint << 40 | (uint64_t)ch->obj->kind << 32 | ch->obj->number |
+        1ull << 63;
+  if (mn->task_field < 0 && (a == TW_OACT_GIVE || a == TW_OACT_GIVE_MANY ||
+                             a == TW_OACT_RELEASE_MANY || a == TW_OACT_RELEASE_ALL)) {
+    if ((fl = flow_slot(tl, key, 1))) {
+      if (!fl->key)
+        tl->nflows++;
+      fl->key = key;
+      fl->id = *out = ++tl->next_flow;
     }
-  } else {
-    if (c->running >= 0) {
-      tl->ops->slice_end(tl->b, ev->time_ns, ct);
-      task_declare(tl, e, (uint32_t)c->running, &t, name, sizeof name, 0);
-      tl->ops->slice_end(tl->b, ev->time_ns, &t);
-      if (e->task_state[c->running] == ST_RUNNING)
-        set_task_state(tl, e, ev->time_ns, (uint32_t)c->running, ST_READY);
-    }
-    c->running = (int)(task & 0xFFFF);
-    task_declare(tl, e, task, &t, name, sizeof name, 1);
-    tl->ops->slice_begin(tl->b, ev->time_ns, ct, t.name);
-    tl->ops->slice_begin(tl->b, ev->time_ns, &t, "running");
-    set_task_state(tl, e, ev->time_ns, task, ST_RUNNING);
+  } else if (mn->act == TW_ACT_READY && (fl = flow_slot(tl, key, 0)) && fl->id) {
+    *in = fl->id;
+    fl->id = 0; /* one release per give; the slot stays for reuse */
   }
-  c->busy = c->irq_depth > 0 || !is_idle(tl, c->endpoint, c->running);
 }
 
-/* Event name: "MutexEvent Lock" for an operation with a constant; made
- * once per (kind, constant) in a small cache, so backends see the same
- * pointer for the same name. */
-static const char *op_name(struct timeline *tl, const struct tw_event *ev)
+/* Event name: "MutexEvent Lock" for an operation with a constant, written
+ * at the start of the scratch buffer (*used: its length); else the
+ * descriptor's own string. */
+static const char *op_name(struct timeline *tl, const struct tw_event *ev, size_t *used)
 {
   const struct tw_event_desc *d = ev->desc;
   uint32_t v = d->marker_field >= 0 && (unsigned)d->marker_field < ev->nvalues
                    ? ev->values[d->marker_field] : 0;
   const char *k = d->marker_field >= 0 ? tw_event_enum_name(d, v) : NULL;
   const char *n = d->seed_name ? d->seed_name : d->name;
-  struct tl_opname *e;
+  size_t len;
+  char *s;
+  *used = 0;
   if (!k)
     return n;
-  e = &tl->opnames[(((uintptr_t)d >> 4) * 31 + v) & (TL_OPNAMES - 1)];
-  if (e->desc != d || e->value != v) {
-    e->desc = d;
-    e->value = v;
-    snprintf(e->s, sizeof e->s, "%s %s", n, k);
-  }
-  return e->s;
+  len = strlen(n) + strlen(k) + 2;
+  if (!(s = scratch(tl, len)))
+    return n;
+  snprintf(s, len, "%s %s", n, k);
+  *used = len;
+  return NULL; /* at tl->buf, which may still move */
 }
 
-static unsigned fill_args(struct timeline *tl, const struct tw_event *ev, struct tl_arg *a,
-                          char (*names)[64])
+/* The text of an argument, appended to the scratch buffer at *used
+ * (offsets, since the buffer may move as it grows). */
+static long arg_text(struct timeline *tl, size_t *used, const char *s, size_t n, uint32_t num,
+                     int with_num)
 {
+  char pre[16];
+  int p = with_num ? snprintf(pre, sizeof pre, "%u ", num) : 0;
+  char *b = scratch(tl, *used + (size_t)p + n + 1);
+  long at = (long)*used;
+  if (!b)
+    return -1;
+  memcpy(b + *used, pre, (size_t)p);
+  memcpy(b + *used + p, s, n);
+  b[*used + (size_t)p + n] = 0;
+  *used += (size_t)p + n + 1;
+  return at;
+}
+
+static unsigned fill_args(struct timeline *tl, const struct tw_rtos_change *ch,
+                          struct tl_arg *a, long *text, size_t used)
+{
+  const struct tw_event *ev = ch->ev;
   const struct tw_event_desc *d = ev->desc;
   unsigned n = 0;
-  enum tw_marker m;
   for (unsigned i = 0; i < d->nfields && n + 2 < TL_MAX_ARGS; i++) {
     const struct tw_field_desc *f = &d->fields[i];
     uint32_t v = i < ev->nvalues ? ev->values[i] : 0;
-    const char *s = NULL;
+    const char *s = NULL, *on;
+    text[n] = -1;
     if (f->type == TW_FT_STRING) {
-      snprintf(names[n], 64, "%.*s", (int)(ev->str ? strnlen(ev->str, ev->str_len) : 0),
-               ev->str ? ev->str : "");
-      s = names[n];
+      text[n] = arg_text(tl, &used, ev->str ? ev->str : "",
+                         ev->str ? strnlen(ev->str, ev->str_len) : 0, 0, 0);
     } else if ((int)i == d->marker_field && tw_event_enum_name(d, v)) {
       s = tw_event_enum_name(d, v);
     } else if (f->obj == TW_OBJ_OBJKIND) {
       s = tw_obj_kind_name((enum tw_obj_kind)v);
-    } else if (f->obj != TW_OBJ_NONE) {
-      const char *on = tw__export_name(tl->x, ev->endpoint, f->obj, v);
-      if (on) {
-        snprintf(names[n], 64, "%u %s", v, on);
-        s = names[n];
-      }
+    } else if (f->obj != TW_OBJ_NONE &&
+               (on = tw_rtos_name(tl->m, ev->endpoint, f->obj, v)) != NULL) {
+      text[n] = arg_text(tl, &used, on, strlen(on), v, 1);
     }
     a[n] = (struct tl_arg){f->name, s, v};
-    if (!s && tw_field_type_signed(f->type)) {
+    if (s)
+      a[n].str_len = strlen(s);
+    if (!s && text[n] < 0 && tw_field_type_signed(f->type)) {
       a[n].kind = TL_NUM_INT;
       a[n].inum = tw_field_i32(f, v);
-    } else if (!s && f->type == TW_FT_F32) {
+    } else if (!s && text[n] < 0 && f->type == TW_FT_F32) {
       a[n].kind = TL_NUM_FLOAT;
       a[n].fnum = tw_f32_from_bits(v);
     }
     n++;
   }
-  m = d->marker_field >= 0 && (unsigned)d->marker_field < ev->nvalues
-          ? tw_event_marker(d, ev->values[d->marker_field]) : d->default_marker;
-  if (m != TW_MARKER_NONE)
-    a[n++] = (struct tl_arg){"marker", tw_marker_name(m), 0};
+  for (unsigned i = 0; i < n; i++) /* the buffer stopped moving: point into it */
+    if (text[i] >= 0) {
+      a[i].str = tl->buf + text[i];
+      a[i].str_len = strlen(a[i].str);
+      if (d->fields[i].type == TW_FT_STRING && ev->str)
+        a[i].str_len = strnlen(ev->str, ev->str_len);
+    }
+  if (ch->marker != TW_MARKER_NONE) {
+    a[n] = (struct tl_arg){"marker", tw_marker_name(ch->marker), 0};
+    a[n].str_len = strlen(a[n].str);
+    n++;
+  }
   return n;
 }
 
-static void sync_op(struct timeline *tl, struct tl_core *c, struct tl_ep *e,
-                    const struct tw_event *ev, const struct tl_track *where)
+static int drawn_as_slices(const struct tw_meaning *mn)
 {
-  const struct tw_event_desc *d = ev->desc;
-  int tf = tw__field_of(d, TW_OBJ_TASK), of = tw__object_field(d);
-  enum tw_marker m = d->marker_field >= 0 && (unsigned)d->marker_field < ev->nvalues
-                         ? tw_event_marker(d, ev->values[d->marker_field]) : d->default_marker;
-  uint64_t flow_out = 0, flow_in = 0;
+  return mn && (mn->act == TW_ACT_RUN || mn->act == TW_ACT_IRQ_ENTER ||
+                mn->act == TW_ACT_IRQ_EXIT);
+}
+
+static void instant(struct timeline *tl, struct tl_core *c, const struct tw_rtos_change *ch)
+{
+  const struct tw_meaning *mn = ch->meaning;
   struct tl_arg args[TL_MAX_ARGS];
-  char names[TL_MAX_ARGS][64];
+  long text[TL_MAX_ARGS];
+  struct tl_track where;
+  uint64_t flow_out = 0, flow_in = 0;
   unsigned nargs;
-  (void)c;
-  if (of >= 0 && (unsigned)of < ev->nvalues) {
-    uint64_t key = (uint64_t)ev->endpoint << 40 | (uint64_t)d->fields[of].obj << 32 |
-                   ev->values[of] | 1ull << 63;
-    struct tl_flow *fl;
-    if (tf < 0 && (m == TW_MARKER_UP || m == TW_MARKER_UP_UP || m == TW_MARKER_UP_UP_PUSH ||
-                   m == TW_MARKER_UP_PUSH)) {
-      if ((fl = flow_slot(tl, key, 1))) {
-        if (!fl->key)
-          tl->nflows++;
-        fl->key = key;
-        fl->id = flow_out = ++tl->next_flow;
-      }
-    } else if (tf >= 0 && m == TW_MARKER_UP_PUSH && (fl = flow_slot(tl, key, 0)) && fl->id) {
-      flow_in = fl->id;
-      fl->id = 0; /* one release per give; the slot stays for reuse */
-    }
-    if (d->fields[of].obj == TW_OBJ_SEM) {
-      uint32_t s = ev->values[of];
-      if (m == TW_MARKER_UP)
-        sem_add(tl, e, ev->time_ns, s, 1); /* Give */
-      else if (m == TW_MARKER_DOWN || m == TW_MARKER_UP_PUSH)
-        sem_add(tl, e, ev->time_ns, s, -1); /* Take, or a give consumed by ToTask */
-    }
-  }
-  if (tf >= 0 && (unsigned)tf < ev->nvalues) {
-    uint32_t task = ev->values[tf] & 0xFFFF;
-    if (m == TW_MARKER_UP_BLOCK || m == TW_MARKER_DOWN_BLOCK || m == TW_MARKER_WAIT)
-      set_task_state(tl, e, ev->time_ns, task, ST_BLOCKED);
-    else if (m == TW_MARKER_UP_PUSH && e->task_state[task] != ST_RUNNING)
-      set_task_state(tl, e, ev->time_ns, task, ST_READY);
-  }
-  nargs = fill_args(tl, ev, args, names);
-  tl->ops->instant(tl->b, ev->time_ns, where, op_name(tl, ev), args, nargs, flow_out,
+  const char *name;
+  size_t used;
+  load_advance(tl, c, ch->t);
+  if (drawn_as_slices(mn))
+    return;
+  if (ch->task && mn && mn->act != TW_ACT_NAME)
+    where = task_track(tl, ch->task, 0);
+  else
+    where = mn && mn->act == TW_ACT_IRQ_NAME ? c->t_irq : c->t_core;
+  flows(tl, ch, &flow_out, &flow_in);
+  /* the name first in the scratch buffer, the arguments' text after it */
+  name = op_name(tl, ch->ev, &used);
+  nargs = fill_args(tl, ch, args, text, used);
+  tl->ops->instant(tl->b, ch->t, &where, name ? name : tl->buf, args, nargs, flow_out,
                    flow_in);
+}
+
+/* ---- the front ------------------------------------------------------------------ */
+
+struct timeline *tw__tl_open(struct tw_export *x, const struct tl_ops *ops, void *backend)
+{
+  struct timeline *tl = calloc(1, sizeof *tl);
+  if (!tl || !(tl->flows = calloc(TL_FLOWS, sizeof *tl->flows)) || tw_rtos_create(&tl->m) < 0 ||
+      tw_rtos_observe(tl->m, on_change, tl) < 0) {
+    if (tl) {
+      tw_rtos_destroy(tl->m);
+      free(tl->flows);
+    }
+    free(tl);
+    tw__export_fail(x, TW_ENOMEM, "out of memory");
+    return NULL;
+  }
+  tl->x = x;
+  tl->ops = ops;
+  tl->b = backend;
+  return tl;
 }
 
 void tw__tl_event(struct timeline *tl, const struct tw_event *ev)
 {
-  struct tl_core *c = core_of(tl, ev);
-  struct tl_ep *e = c ? ep_of(tl, ev->endpoint) : NULL;
-  char tname[64];
-  struct tl_track where;
-  int tf;
-  if (!c || !e)
-    return;
+  if (tl->have_ts && ev->time_ns > tl->cur_ts)
+    flush_counters(tl);
+  if (!tl->have_ts || ev->time_ns > tl->cur_ts)
+    tl->cur_ts = ev->time_ns;
+  tl->have_ts = 1;
   if (ev->time_ns > tl->last_ts)
     tl->last_ts = ev->time_ns;
-  load_advance(tl, c, ev->time_ns);
-  if (ev->id == TW_EV_TASK_SWITCH && ev->nvalues) {
-    task_switch(tl, c, e, ev);
-    return;
+  if (tw_rtos_feed(tl->m, ev) == TW_ENOMEM)
+    tw__export_fail(tl->x, TW_ENOMEM, "out of memory (RTOS state model)");
+}
+
+void tw__tl_loss(struct timeline *tl, uint16_t endpoint, uint16_t instance, uint64_t count)
+{
+  for (size_t i = 0; i < tw_rtos_ncores(tl->m); i++) {
+    const struct tw_rtos_core *mc = tw_rtos_core_at(tl->m, i);
+    if (mc->endpoint == endpoint && mc->instance == instance)
+      tw_rtos_loss(tl->m, mc->stream, TW_RTOS_LOSS_PACKETS, count);
   }
-  if (ev->id == TW_EV_NAME && ev->nvalues >= 3 && ev->values[0] == TW_OBJ_TASK &&
-      bit(e->task_declared, ev->values[2] & 0xFFFF)) {
-    where = task_track(tl, ev->endpoint, ev->values[2] & 0xFFFF, tname, sizeof tname);
-    tl->ops->track(tl->b, &where); /* renamed */
-  }
-  tf = tw__field_of(ev->desc, TW_OBJ_TASK);
-  if (ev->desc->module == TW_MOD_RTOS && tf >= 0 && (unsigned)tf < ev->nvalues)
-    task_declare(tl, e, ev->values[tf], &where, tname, sizeof tname, 0);
-  else
-    where = ev->id == TW_EV_INTERRUPT ? c->t_irq : c->t_core;
-  sync_op(tl, c, e, ev, &where);
 }
 
 void tw__tl_finish(struct timeline *tl)
 {
-  char cname[32], tname[64];
+  flush_counters(tl);
   for (size_t i = 0; i < tl->ncores; i++) {
-    struct tl_core *c = &tl->cores[i];
-    struct tl_ep *e = ep_of(tl, c->endpoint);
-    struct tl_track t = core_track(c, TL_IRQ, cname, sizeof cname);
-    for (; c->irq_depth > 0; c->irq_depth--)
+    struct tl_core *c = tl->cores[i];
+    if (!c)
+      continue;
+    for (; c->irqs_open > 0; c->irqs_open--)
+      tl->ops->slice_end(tl->b, tl->last_ts, &c->t_irq);
+    if (c->run) {
+      struct tl_track t = task_track(tl, c->run, 0);
+      tl->ops->slice_end(tl->b, tl->last_ts, &c->t_core);
       tl->ops->slice_end(tl->b, tl->last_ts, &t);
-    if (c->running >= 0 && e) {
-      t = core_track(c, TL_CORE, cname, sizeof cname);
-      tl->ops->slice_end(tl->b, tl->last_ts, &t);
-      t = task_track(tl, c->endpoint, (uint32_t)c->running, tname, sizeof tname);
-      tl->ops->slice_end(tl->b, tl->last_ts, &t);
-      c->running = -1;
+      c->run = NULL;
     }
   }
 }
@@ -474,12 +663,19 @@ void tw__tl_close(struct timeline *tl)
 {
   if (!tl)
     return;
-  for (size_t i = 0; i < tl->neps; i++) {
-    free(tl->eps[i].task_state);
-    free(tl->eps[i].task_declared);
-    free(tl->eps[i].sem);
-    free(tl->eps[i].sem_declared);
-  }
+  tw_rtos_destroy(tl->m);
+  for (size_t i = 0; i < tl->neps; i++)
+    free(tl->eps[i]);
+  for (size_t i = 0; i < tl->ncores; i++)
+    free(tl->cores[i]);
+  for (size_t i = 0; i < tl->nobjs; i++)
+    free(tl->objs[i].track_name);
+  free(tl->eps);
+  free(tl->cores);
+  free(tl->objs);
+  free(tl->task_declared);
+  free(tl->dirty);
   free(tl->flows);
+  free(tl->buf);
   free(tl);
 }

@@ -187,7 +187,7 @@ static __attribute__((noinline)) int feed_hot(struct tw_mti_system *sys,
    * state including this event; TASKS/MUTEXES/SEMAPHORES changes the event
    * causes are delivered before it. */
   if (f & (MTI_F_STATE | MTI_F_NAME))
-    tw__mti_state_update(c, s, ev);
+    tw__mti_state_update(c, ev);
   if (f & MTI_F_HOT)
     dispatch(s, ev);
   sys->gate &= (uint8_t)~MTI_GATE_IN_FEED;

@@ -23,6 +23,7 @@
 #include "tracewire/event.h"
 #include "tracewire/mti.h"
 #include "tracewire/model/mti_host.h"
+#include "tracewire/model/rtos.h"
 #include "tracewire/vocab.h"
 
 #define TW__MTI_STRING_MAX 255u /* max bytes of a variable STRING value */
@@ -40,12 +41,6 @@ enum mti_fill {
 
 /* Source kinds: ordinary event sources and the dump_state sources. */
 enum mti_kind { MTI_SRC_EVENT, MTI_SRC_TASKS, MTI_SRC_MUTEXES, MTI_SRC_SEMS };
-
-/* What an event does to the model state (resolved once by event name). */
-enum mti_role {
-  MTI_ROLE_NONE, MTI_ROLE_TASK_SWITCH, MTI_ROLE_MUTEX, MTI_ROLE_SEM, MTI_ROLE_SEM_TASK,
-  MTI_ROLE_NAME, MTI_ROLE_OTHER_TASK /* has a task field and a marker field */
-};
 
 struct mti_source;
 struct mti_component;
@@ -94,7 +89,8 @@ struct tw__mti_source_spec {
   const char *name;
   const char *desc;
   enum mti_kind kind;
-  enum mti_role role;
+  bool names;       /* its events name objects (the meaning's act NAME): the
+                       RTOS state model keeps names even when nobody tracks state */
   const struct tw_event_desc *ev; /* MTI_SRC_EVENT */
   int nfields;
   struct tw__mti_field_spec fields[TW__MTI_MAX_FIELDS];
@@ -103,12 +99,6 @@ struct tw__mti_source_spec {
   int marker_field; /* index of the marker field, -1 */
   size_t layout_size;
   uint32_t offsets[TW__MTI_MAX_FIELDS];
-  /* Resolved once so the hot path never compares names (mti_state.c):
-   * marker-field value -> enum index for small values, and per enum index
-   * what it does to its object and to its task. */
-  int8_t enum_of_value[32];
-  uint8_t obj_act[256];
-  uint8_t task_act[256];
 };
 
 /* One step of filling a record from a struct tw_event, precomputed from
@@ -163,15 +153,8 @@ struct mti_source {
 #define MTI_GATE_IN_FEED 0x02u
 
 #define MTI_F_HOT 0x01u   /* counters or classes with callbacks */
-#define MTI_F_STATE 0x02u /* the event changes the model state */
+#define MTI_F_STATE 0x02u /* the RTOS state model is fed the event */
 #define MTI_F_NAME 0x04u  /* a NAME event: names are kept even untracked */
-
-/* Per-component model state for the dump_state sources. */
-enum mti_task_state { MTI_TASK_UNKNOWN, MTI_TASK_RUNNING, MTI_TASK_READY, MTI_TASK_BLOCKED };
-
-struct mti_task { uint8_t known, state, prio; };
-struct mti_mutex { uint8_t known, held; uint16_t owner; uint32_t lock_count; };
-struct mti_sem { uint8_t known, exact; int32_t count; };
 
 struct mti_component {
   MTI_ComponentTraceInterface base;
@@ -182,25 +165,12 @@ struct mti_component {
   uint8_t *flags; /* per source: MTI_F_*, the hot path's one load */
   int nsources;
   struct mti_source *tasks_src, *mutexes_src, *sems_src;
-  /* state, indexed by object number */
-  struct mti_task *tasks;
-  size_t ntasks;
-  struct mti_mutex *mutexes;
-  size_t nmutexes;
-  struct mti_sem *sems;
-  size_t nsems;
-  int32_t running; /* task number, -1 */
-  /* The model state is kept from the moment an event class exists on one of
-   * the dump_state sources: before that nobody can ask for it, and skipping
-   * it keeps the event path short for plugins that never do. */
+  /* The RTOS state model is fed this component's events from the moment an
+   * event class exists on one of its dump_state sources or a plugin asked
+   * for the model: before that nobody can ask for the state, and skipping
+   * it keeps the event path short for plugins that never do. Names are
+   * kept always. */
   bool track;
-};
-
-struct mti_name {
-  uint16_t endpoint;
-  uint8_t kind;
-  uint32_t number;
-  char *name;
 };
 
 struct tw_mti_system {
@@ -217,10 +187,11 @@ struct tw_mti_system {
   size_t nby_stream;
   struct mti_class **classes;          /* by class id (0 unused) */
   size_t nclasses;
-  struct mti_name *names;              /* open addressing */
-  size_t names_cap, names_used;
-  char **old_names; /* replaced by a rename; plugins may still hold them */
-  size_t nold_names;
+  struct tw_rtos *model;               /* states and names (tracewire/model/rtos.h) */
+  bool track_all;                      /* a plugin holds the model: every component */
+  bool dump_hot;                       /* some TASKS/MUTEXES/SEMAPHORES source is hot */
+  bool listening;                      /* observing the model for them */
+  uint64_t model_oom;                  /* the model could not store something */
   bool running;
   uint8_t gate; /* MTI_GATE_*: feed's one test for both */
   bool have_first_endpoint;
@@ -252,16 +223,12 @@ void tw__mti_source_refresh(struct mti_source *src);
 void tw__mti_flags_update(struct mti_source *src);
 
 /* mti_state.c */
-void tw__mti_spec_actions(struct tw__mti_source_spec *spec);
-void tw__mti_state_update(struct mti_component *comp, const struct mti_source *src,
-                          const struct tw_event *ev);
+int tw__mti_state_init(struct tw_mti_system *sys);
+void tw__mti_state_update(struct mti_component *comp, const struct tw_event *ev);
 MTI_Status tw__mti_state_dump(struct mti_class *cls, MTI_CallbackT cb, void *user);
-void tw__mti_state_free(struct mti_component *comp);
-const char *tw__mti_name_lookup(const struct tw_mti_system *sys, uint16_t endpoint,
-                                int kind, uint32_t number);
-int tw__mti_name_set(struct tw_mti_system *sys, uint16_t endpoint, int kind,
-                     uint32_t number, const char *name, size_t len);
-void tw__mti_names_free(struct tw_mti_system *sys);
+void tw__mti_track_all(struct tw_mti_system *sys);
+void tw__mti_state_listen(struct tw_mti_system *sys);
+bool tw__mti_spec_names(const struct tw_event_desc *d);
 
 /* mti_system.c */
 int tw__mti_source_index(const struct tw_mti_system *sys, uint16_t id);

@@ -53,8 +53,8 @@ void tw_mti_instance_fail(struct tw_mti_instance *in, const char *fmt, ...)
   TW_TraceContext *ctx = NULL;
   if (in->simulation)
     ctx = (TW_TraceContext *)in->simulation->vtbl->ObtainInterface(
-        in->simulation, TW_TraceContext_IFNAME, 1, &rev);
-  if (ctx && rev >= 1)
+        in->simulation, TW_TraceContext_IFNAME, 2, &rev);
+  if (ctx && rev >= 2)
     ctx->vtbl->ReportFailure(ctx, in->name, what);
   else
     fprintf(stderr, "%s: %s\n", in->name, what);

@@ -55,17 +55,6 @@ static void add_field(struct tw__mti_source_spec *s, const char *name, const cha
     s->task_field = s->nfields - 1;
 }
 
-static enum mti_role role_of(const struct tw_event_desc *d, const struct tw__mti_source_spec *s)
-{
-  static const struct { const char *name; enum mti_role role; } roles[] = {
-    {"TASK_SWITCH", MTI_ROLE_TASK_SWITCH}, {"MUTEX", MTI_ROLE_MUTEX},
-    {"SEM", MTI_ROLE_SEM}, {"SEM_TASK", MTI_ROLE_SEM_TASK}, {"NAME", MTI_ROLE_NAME}};
-  for (size_t i = 0; i < sizeof roles / sizeof roles[0]; i++)
-    if (d->module != TW_MOD_CUSTOM && strcmp(d->name, roles[i].name) == 0)
-      return roles[i].role;
-  return s->task_field >= 0 && s->marker_field >= 0 ? MTI_ROLE_OTHER_TASK : MTI_ROLE_NONE;
-}
-
 /* A field type's MTI type and size. Values are stored as the low `size`
  * bytes of the decoded word, which for I8..I32 are the two's complement
  * bits (GetAs sign-extends them from the MTI type) and for F32 the float
@@ -120,17 +109,22 @@ struct tw__mti_source_spec *tw__mti_spec_from_desc(const struct tw_event_desc *d
             MTI_UNSIGNED_INT, 8, TW_OBJ_NONE, MTI_FILL_TIME, 0);
   add_field(s, "seq", "Event sequence number in its stream", MTI_UNSIGNED_INT, 4,
             TW_OBJ_NONE, MTI_FILL_SEQ, 0);
-  s->role = role_of(d, s);
-  tw__mti_spec_actions(s);
+  s->names = tw__mti_spec_names(d);
   tw__mti_spec_layout(s);
   return s;
 }
 
+/* The RTOS state model's states (tracewire/model/rtos.h), by value. */
 static const struct tw_enum_desc task_states[] = {
-  {"Unknown", MTI_TASK_UNKNOWN, TW_MARKER_NONE, "Only named or mentioned so far"},
-  {"Running", MTI_TASK_RUNNING, TW_MARKER_NONE, "The task is executing"},
-  {"Ready", MTI_TASK_READY, TW_MARKER_NONE, "Preempted or released, waiting for the CPU"},
-  {"Blocked", MTI_TASK_BLOCKED, TW_MARKER_NONE, "Waiting on a synchronisation object"},
+  {"Unknown", TW_RTOS_UNKNOWN, TW_MARKER_NONE,
+   "Only named or mentioned so far, or not known since events were lost"},
+  {"Running", TW_RTOS_RUNNING, TW_MARKER_NONE, "The task is executing"},
+  {"Ready", TW_RTOS_READY, TW_MARKER_NONE, "Preempted or released, waiting for the CPU"},
+  {"Blocked", TW_RTOS_BLOCKED, TW_MARKER_NONE,
+   "Waiting: on an object (wait_kind, wait_obj), time, a notification, or a reason the "
+   "trace does not show"},
+  {"Suspended", TW_RTOS_SUSPENDED, TW_MARKER_NONE, "Suspended"},
+  {"Deleted", TW_RTOS_DELETED, TW_MARKER_NONE, "Deleted"},
 };
 
 struct tw__mti_source_spec *tw__mti_spec_dump(enum mti_kind kind)
@@ -152,32 +146,38 @@ struct tw__mti_source_spec *tw__mti_spec_dump(enum mti_kind kind)
     F("state", "Task state", MTI_ENUM, 1, TW_OBJ_NONE);
     s->fields[2].enums = task_states;
     s->fields[2].nenums = sizeof task_states / sizeof task_states[0];
-    F("prio", "Priority from the NAME event", MTI_UNSIGNED_INT, 1, TW_OBJ_NONE);
+    F("prio", "Effective priority (the NAME event's, raised while inherited)",
+      MTI_UNSIGNED_INT, 1, TW_OBJ_NONE);
+    F("wait_kind", "Blocked on an object: its kind (tw_obj_kind), else 0", MTI_UNSIGNED_INT,
+      1, TW_OBJ_OBJKIND);
+    F("wait_obj", "Blocked on an object: its number", MTI_UNSIGNED_INT, 4, TW_OBJ_NONE);
     break;
   case MTI_SRC_MUTEXES:
     s->name = "MUTEXES";
     s->desc = "Mutexes: DumpState reports the held ones, callbacks every change";
     F("mutex", "Mutex number", MTI_UNSIGNED_INT, 2, TW_OBJ_MUTEX);
     F("name", "Mutex name (empty until a NAME event)", MTI_STRING, 0, TW_OBJ_NONE);
-    F("owner", "Task holding the mutex (0xFFFF when free)", MTI_UNSIGNED_INT, 2, TW_OBJ_TASK);
+    F("owner", "Task holding the mutex (0xFFFF when free or not known)", MTI_UNSIGNED_INT, 2,
+      TW_OBJ_TASK);
     F("held", "The mutex is locked", MTI_BOOL, 1, TW_OBJ_NONE);
     F("lock_count", "Nested lock count", MTI_UNSIGNED_INT, 4, TW_OBJ_NONE);
+    F("known", "False while events lost left the holder unknown", MTI_BOOL, 1, TW_OBJ_NONE);
     break;
   case MTI_SRC_SEMS:
     s->name = "SEMAPHORES";
     s->desc = "Semaphore counts since the trace started: DumpState and changes";
     F("sem", "Semaphore number", MTI_UNSIGNED_INT, 2, TW_OBJ_SEM);
     F("name", "Semaphore name (empty until a NAME event)", MTI_STRING, 0, TW_OBJ_NONE);
-    F("count", "Gives minus takes seen in the trace", MTI_SIGNED_INT, 4, TW_OBJ_NONE);
-    F("exact", "False once a GiveMany/ToTaskList made the count uncertain", MTI_BOOL, 1,
-      TW_OBJ_NONE);
+    F("count", "Units available (never below 0; a lower bound when not exact)",
+      MTI_SIGNED_INT, 4, TW_OBJ_NONE);
+    F("exact", "False after a GiveMany/ToTaskList or lost events, until a block pins it",
+      MTI_BOOL, 1, TW_OBJ_NONE);
     break;
   default:
     free(s);
     return NULL;
   }
 #undef F
-  tw__mti_spec_actions(s);
   tw__mti_spec_layout(s);
   return s;
 }
@@ -665,16 +665,27 @@ void tw__mti_source_refresh(struct mti_source *s)
   tw__mti_flags_update(s);
 }
 
-/* The component's per-source flags follow hot, track and role. */
+/* The component's per-source flags follow hot and track: a tracked
+ * component feeds the state model every event (it knows what each means);
+ * an untracked one only the events that name things. */
 void tw__mti_flags_update(struct mti_source *s)
 {
   struct mti_component *c = s->comp;
-  enum mti_role role = s->spec->role;
   uint8_t f = s->hot ? MTI_F_HOT : 0;
-  if (role == MTI_ROLE_NAME)
+  if (s->spec->names)
     f |= MTI_F_NAME;
-  else if (role != MTI_ROLE_NONE && c->track)
+  else if (s->spec->kind == MTI_SRC_EVENT && (c->track || c->sys->track_all))
     f |= MTI_F_STATE;
   if (c->flags && s->index < c->nsources)
     c->flags[s->index] = f;
+  if (s->spec->kind != MTI_SRC_EVENT) { /* the state model's changes: anyone to tell? */
+    struct tw_mti_system *sys = c->sys;
+    sys->dump_hot = false;
+    for (int i = 0; i < sys->ncomps && !sys->dump_hot; i++)
+      sys->dump_hot = (sys->comps[i]->tasks_src && sys->comps[i]->tasks_src->hot) ||
+                      (sys->comps[i]->mutexes_src && sys->comps[i]->mutexes_src->hot) ||
+                      (sys->comps[i]->sems_src && sys->comps[i]->sems_src->hot);
+    sys->dump_hot |= s->hot; /* s may not be in its component's table yet */
+    tw__mti_state_listen(sys);
+  }
 }

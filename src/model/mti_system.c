@@ -123,7 +123,7 @@ static const char *ctx_name(const TW_TraceContext *self,
   const struct mti_component *c = (const struct mti_component *)component;
   if (!c)
     return NULL;
-  return tw__mti_name_lookup(SYS_OF_CTX(self), c->endpoint, kind, number);
+  return tw_rtos_name(SYS_OF_CTX(self)->model, c->endpoint, (enum tw_obj_kind)kind, number);
 }
 static const MTI_ComponentTraceInterface *ctx_comp(const TW_TraceContext *self)
 {
@@ -144,12 +144,22 @@ unsigned long long tw_mti_system_failures(const struct tw_mti_system *sys)
   return sys->failures;
 }
 
+/* Asking for the model is asking for it to be kept: every component feeds
+ * it from now on. */
+static struct tw_rtos *ctx_model(const TW_TraceContext *self)
+{
+  struct tw_mti_system *sys = (struct tw_mti_system *)(uintptr_t)SYS_OF_CTX(self);
+  tw__mti_track_all(sys);
+  return sys->model;
+}
+
 static const struct TW_TraceContext_vtbl ctx_vtbl = {
   .iVersion = TW_TraceContext_IFREVISION,
   .ObtainInterface = ctx_obtain,
   .GetCurrentEvent = ctx_event,
   .LookupObjectName = ctx_name,
   .GetCurrentComponent = ctx_comp,
+  .GetModel = ctx_model,
   .ReportFailure = ctx_fail,
 };
 
@@ -278,6 +288,7 @@ int tw_mti_system_create(struct tw_mti_system **out, const struct tw_event_desc 
   sys->descs = descs;
   sys->ndescs = ndescs;
   memset(sys->id_index, 0xff, sizeof sys->id_index);
+  rc = tw__mti_state_init(sys);
   for (size_t i = 0; rc == 0 && i < ndescs; i++)
     rc = tw__mti_source_index(sys, descs[i].id) >= 0 ? TW_EEXIST : add_event_spec(sys, &descs[i]);
   if (rc == 0)
@@ -300,7 +311,6 @@ static void comp_free(struct mti_component *c)
     tw__mti_source_free(c->sources[i]);
   free(c->sources);
   free(c->flags);
-  tw__mti_state_free(c);
   free(c->path);
   free(c);
 }
@@ -317,7 +327,7 @@ void tw_mti_system_destroy(struct tw_mti_system *sys)
   free(sys->comps);
   free(sys->by_stream);
   free(sys->classes);
-  tw__mti_names_free(sys);
+  tw_rtos_destroy(sys->model);
   free(sys);
 }
 
@@ -411,7 +421,6 @@ int tw_mti_system_add_component(struct tw_mti_system *sys, uint16_t stream, uint
   c->stream = stream;
   c->endpoint = endpoint;
   c->instance = instance;
-  c->running = -1;
   c->path = path ? strdup(path) : default_path(sys, stream, endpoint, instance);
   if (!c->path)
     rc = TW_ENOMEM;

@@ -157,7 +157,7 @@ int tw__logger_put(struct tw_logger *l, uint16_t id, const uint32_t *first,
   STORE(&b[h & m], hdr, RELEASE);
   /* seq_cst: pairs with the consumer's waiting store (see top) */
   if (LOAD(&l->waiting, SEQ_CST) && xchg(&l->waiting, 0u))
-    tw_port_wake(&l->waiting);
+    tw__wake(&l->waiting);
   return 0;
 }
 
@@ -190,7 +190,7 @@ COLD static int put_checked(struct tw_logger *l, uint16_t id,
 COLD static void wake(struct tw_logger *l)
 {
   if (xchg(&l->waiting, 0u))
-    tw_port_wake(&l->waiting);
+    tw__wake(&l->waiting);
 }
 
 int tw_logger_put(struct tw_logger *l, uint16_t id, const uint32_t *data,
@@ -267,10 +267,10 @@ int tw_logger_get(struct tw_logger *l, struct tw_logger_rec *rec,
 int tw_logger_get_wait(struct tw_logger *l, struct tw_logger_rec *rec,
                        uint32_t *buf, uint32_t cap, uint32_t timeout)
 {
-  uint32_t start = tw_port_ticks(), polls = 0;
+  uint32_t start = tw__ticks(), polls = 0;
   for (;;) {
     int r = tw_logger_get(l, rec, buf, cap);
-    uint32_t spent = tw_port_ticks() - start;
+    uint32_t spent = tw__ticks() - start;
     if (r)
       return r;
     if (timeout != TW_WAIT_FOREVER && spent >= timeout)
@@ -284,9 +284,17 @@ int tw_logger_get_wait(struct tw_logger *l, struct tw_logger_rec *rec,
     uint32_t left = timeout == TW_WAIT_FOREVER ? timeout : timeout - spent;
     if (LOAD(&l->head, SEQ_CST) != l->tail)
       left = ++polls < 64u ? 0u : 1u;
-    tw_port_wait(&l->waiting, 1u, left);
+    tw__wait(&l->waiting, 1u, left);
     STORE(&l->waiting, 0u, RELAXED);
   }
+}
+
+uint32_t tw_logger_take_drops(struct tw_logger *l)
+{
+  /* a producer that claimed pending drops either carries them in its
+   * event or adds them back if its own put fails: none is lost or
+   * counted twice whichever side wins */
+  return xchg(&l->drops_pending, 0u);
 }
 
 void tw_logger_stats(struct tw_logger *l, struct tw_logger_stats *st)

@@ -16,18 +16,63 @@ _Static_assert(TW_CFG_KLOG_CAPACITY >= 2 &&
                    (TW_CFG_KLOG_INTERRUPT ? 2u : 0u) |                          \
                    (TW_CFG_KLOG_SLEEP ? 4u : 0u))
 
-static uint32_t ring[TW_CFG_KLOG_CAPACITY];
-static struct tw_logger klog = TW_LOGGER_INITIALIZER(ring, TW_CFG_KLOG_CAPACITY);
+_Static_assert(TW_CFG_CORES >= 1 && TW_CFG_CORES <= 8, "TW_CFG_CORES: 1..8");
+
+/* One ring per core (klog_config.h, TW_CFG_CORES); klog[0] is "the"
+ * logger of a single-core build and of the seed's API. */
+static uint32_t ring[TW_CFG_CORES][TW_CFG_KLOG_CAPACITY];
+#define KLOG(i) TW_LOGGER_INITIALIZER(ring[(i) < TW_CFG_CORES ? (i) : 0], TW_CFG_KLOG_CAPACITY)
+static struct tw_logger klog[TW_CFG_CORES] = {
+  KLOG(0),
+#if TW_CFG_CORES > 1
+  KLOG(1),
+#endif
+#if TW_CFG_CORES > 2
+  KLOG(2),
+#endif
+#if TW_CFG_CORES > 3
+  KLOG(3),
+#endif
+#if TW_CFG_CORES > 4
+  KLOG(4),
+#endif
+#if TW_CFG_CORES > 5
+  KLOG(5),
+#endif
+#if TW_CFG_CORES > 6
+  KLOG(6),
+#endif
+#if TW_CFG_CORES > 7
+  KLOG(7),
+#endif
+};
 static tw_klog_timer_fn timer;
 static uintptr_t collector;
-static uint32_t sleep_ts;
+static uint32_t sleep_ts[TW_CFG_CORES];
+
+#if TW_CFG_CORES > 1
+/* a bad index from the port must not write outside the array */
+#define CORE() (tw_port_core_id() % TW_CFG_CORES)
+#else
+#define CORE() 0u
+#endif
 #if TW_CFG_KLOG_DYNAMIC
 static uint32_t mask = TW_CFG_KLOG_INITIAL_MASK;
 #endif
 
 struct tw_logger *tw_klog_logger(void)
 {
-  return &klog;
+  return &klog[0];
+}
+
+struct tw_logger *tw_klog_logger_of(uint32_t core)
+{
+  return core < TW_CFG_CORES ? &klog[core] : 0;
+}
+
+struct tw_logger *tw_klog_here(void)
+{
+  return &klog[CORE()];
 }
 
 uint32_t tw_klog_timestamp(void)
@@ -91,7 +136,7 @@ static int check_custom(uint16_t id, const uint32_t *data, uint32_t n)
   else if (TW_CFG_KLOG_DYNAMIC && id > TW_KLOG_MAX_DYNAMIC_ID)
     r = TW_ERANGE;
   if (r)
-    tw__logger_reject(&klog);
+    tw__logger_reject(tw_klog_here());
   return r;
 }
 
@@ -99,23 +144,23 @@ int tw_klog_put(uint16_t id, const uint32_t *data, uint32_t n)
 {
   int r = check_custom(id, data, n);
   if (!r && !n) {
-    tw__logger_reject(&klog);
+    tw__logger_reject(tw_klog_here());
     r = TW_EINVAL;
   }
-  return r ? r : tw__logger_put(&klog, id, 0, data, n, 0u);
+  return r ? r : tw__logger_put(tw_klog_here(), id, 0, data, n, 0u);
 }
 
 int tw_klog_put_timed(uint16_t id, const uint32_t *data, uint32_t n)
 {
   int r = check_custom(id, data, n);
   uint32_t ts = tw_klog_timestamp();
-  return r ? r : tw__logger_put(&klog, id, &ts, data, n, 0u);
+  return r ? r : tw__logger_put(tw_klog_here(), id, &ts, data, n, 0u);
 }
 
 static void put_stamped(uint16_t id, uint32_t value)
 {
   uint32_t ts = tw_klog_timestamp();
-  (void)tw__logger_put(&klog, id, &ts, &value, 1u, 0u);
+  (void)tw__logger_put(tw_klog_here(), id, &ts, &value, 1u, 0u);
 }
 
 void tw_klog_context_switch(uintptr_t out, uintptr_t in)
@@ -135,15 +180,16 @@ void tw_klog_interrupt(uint32_t irq)
 void tw_klog_sleep_enter(void)
 {
   if (enabled(TW_KLOG_SLEEP_ID))
-    sleep_ts = tw_klog_timestamp();
+    sleep_ts[CORE()] = tw_klog_timestamp();
 }
 
 void tw_klog_sleep_exit(uint32_t irq, uint32_t wraps)
 {
   if (!enabled(TW_KLOG_SLEEP_ID))
     return;
-  uint32_t d[3] = { sleep_ts, tw_klog_timestamp(), irq };
-  (void)tw__logger_put(&klog, TW_KLOG_SLEEP_ID, 0, d, 3u, wraps);
+  uint32_t core = CORE();
+  uint32_t d[3] = { sleep_ts[core], tw_klog_timestamp(), irq };
+  (void)tw__logger_put(&klog[core], TW_KLOG_SLEEP_ID, 0, d, 3u, wraps);
 }
 
 void tw_klog_register_collector(void)
@@ -158,11 +204,16 @@ uintptr_t tw_klog_collector(void)
 
 int tw_klog_get(struct tw_logger_rec *rec, uint32_t *buf, uint32_t cap)
 {
-  return tw_logger_get(&klog, rec, buf, cap);
+  return tw_logger_get(&klog[0], rec, buf, cap);
 }
 
 int tw_klog_get_wait(struct tw_logger_rec *rec, uint32_t *buf, uint32_t cap,
                      uint32_t timeout)
 {
-  return tw_logger_get_wait(&klog, rec, buf, cap, timeout);
+  return tw_logger_get_wait(&klog[0], rec, buf, cap, timeout);
+}
+
+uint32_t tw_klog_take_drops(void)
+{
+  return tw_logger_take_drops(&klog[0]);
 }

@@ -344,10 +344,56 @@ static int write_event(struct tw_streamer *s)
   return rc;
 }
 
+/* ---- names registered while recording -------------------------------------------- */
+
+static uint32_t name_packed(const struct tw_name_entry *e);
+
+static int names_queued(const struct tw_streamer *s)
+{
+  for (unsigned i = 0; i < s->nwork; i++)
+    if (s->work[i] == TW_SW_NAMES)
+      return 1;
+  return 0;
+}
+
+/* NAMES_LOST when the count of refused registrations moved. */
+static int report_lost(struct tw_streamer *s)
+{
+  uint32_t lost = tw_name_lost();
+  if (lost == s->lost_sent)
+    return 0;
+  int rc = write_control(s, TW_EV_NAMES_LOST, ctl_ts(s), lost);
+  if (!rc)
+    s->lost_sent = lost;
+  return rc;
+}
+
+/* The names registered since the last ones went out, each before any
+ * event recorded after its registration: the caller runs this before it
+ * writes an event it took from the ring (a registration is published
+ * before the registering code's later puts, and the ring hands events out
+ * with acquire). Not while a dump of the whole table is queued: the dump
+ * covers them. */
+static int send_new_names(struct tw_streamer *s)
+{
+  if (!s->running || names_queued(s) || s->cfg.secondary)
+    return 0;
+  while (s->names_sent < tw_name_count()) {
+    const struct tw_name_entry *e = tw_name_at(s->names_sent);
+    int rc = write_snapshot(s, TW_EV_NAME, name_packed(e), e->name);
+    if (rc)
+      return rc;
+    s->names_sent++;
+  }
+  return report_lost(s);
+}
+
 static int write_pending(struct tw_streamer *s)
 {
   int rc;
 
+  if ((rc = send_new_names(s)))
+    return rc;
   if (s->pend == 1) {
     rc = write_control(s, TW_EV_DROPS, s->pts, s->pdrops);
     if (rc)
@@ -458,8 +504,28 @@ static int start_step(struct tw_streamer *s)
     if ((rc = write_control(s, TW_EV_TRACE_START, ts, s->mask)))
       return rc;
     s->running = 1;
+    s->names_sent = 0; /* the dump that follows sends them all */
     apply_mask(s, s->mask);
   }
+  return 0;
+}
+
+/* Drops no event carried (the ring overflowed after its last event went
+ * in, or an event too large for any packet was the last): a DROPS record
+ * of their own, before TRACE_STOP, so every drop of a recording is
+ * announced within it. Restartable: taken drops wait in pdrops. */
+static int announce_stop_drops(struct tw_streamer *s)
+{
+  uint32_t d = s->cfg.source.take_drops ? s->cfg.source.take_drops(s->cfg.source.ctx) : 0;
+  s->pdrops += d;
+  s->st.drops += d;
+  if (!s->pdrops)
+    return 0;
+  int rc = write_control(s, TW_EV_DROPS, edge_ts(s), s->pdrops);
+  if (rc)
+    return rc;
+  s->ev_seq = (uint16_t)(s->ev_seq + s->pdrops); /* as before an event */
+  s->pdrops = 0;
   return 0;
 }
 
@@ -482,6 +548,12 @@ static int work_step(struct tw_streamer *s)
         s->cursor++;
       return rc;
     }
+    /* the whole table went out: say how many names it could not hold */
+    s->lost_sent = 0;
+    if (tw_name_lost() && (rc = report_lost(s)))
+      return rc;
+    if (s->cursor > s->names_sent)
+      s->names_sent = s->cursor;
     pop_work(s);
     return 0;
   case TW_SW_DECLS:
@@ -502,6 +574,8 @@ static int work_step(struct tw_streamer *s)
       while (s->stop_budget && (rc = drain_one(s, 0)) > 0)
         s->stop_budget--;
       if (rc < 0)
+        return rc;
+      if ((rc = announce_stop_drops(s)))
         return rc;
       rc = write_control(s, TW_EV_TRACE_STOP, edge_ts(s), s->stop_reason);
       if (rc)
@@ -546,8 +620,10 @@ int tw_streamer_start(struct tw_streamer *s)
   if (s->nwork + 3 > sizeof s->work / sizeof s->work[0])
     return TW_EBUSY;
   push_work(s, TW_SW_START);
-  push_work(s, TW_SW_NAMES);
-  push_work(s, TW_SW_DECLS);
+  if (!s->cfg.secondary) {
+    push_work(s, TW_SW_NAMES);
+    push_work(s, TW_SW_DECLS);
+  }
   return 0;
 }
 
@@ -621,7 +697,7 @@ int tw_streamer_poll(struct tw_streamer *s, uint32_t timeout)
     /* the link is busy: back off instead of spinning on it; the ring
      * keeps recording (and counting drops) meanwhile */
     if (timeout)
-      tw_port_wait(&s->backoff, 0, timeout);
+      tw__wait(&s->backoff, 0, timeout);
     return rc;
   }
   observe(s, 0);
@@ -647,6 +723,10 @@ int tw_streamer_poll(struct tw_streamer *s, uint32_t timeout)
     discard_ring(s, TW_CFG_STREAMER_BATCH);
     taken = (int)(s->st.events - before);
   }
+  /* names registered with no event after them yet (a queue added to
+   * the registry) go out now rather than with the next event */
+  if (!s->pend && (rc = send_new_names(s)))
+    return rc;
   observe(s, 0);
   if (s->running && s->now - s->last_sync >= s->cfg.sync_ticks) {
     if ((rc = write_control(s, TW_EV_SYNC, ctl_ts(s), s->cfg.source.freq_hz)))

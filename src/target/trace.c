@@ -25,6 +25,7 @@ static const struct tw_name_entry predefined[] = {
 
 static struct tw_name_entry names[TW_CFG_NAMES];
 static uint32_t nnames;
+static uint32_t nlost;
 
 static struct tw_custom_decl decls[TW_CFG_CUSTOM_DECLS];
 static uint32_t ndecls;
@@ -34,8 +35,12 @@ int tw_name_register(enum tw_obj_kind kind, uint16_t number, const char *name, u
   if ((unsigned)kind == TW_OBJ_NONE || (unsigned)kind >= TW_OBJ_COUNT || !name || !*name)
     return TW_EINVAL;
   uint32_t n = __atomic_load_n(&nnames, __ATOMIC_RELAXED);
-  if (n >= TW_CFG_NAMES)
+  if (n >= TW_CFG_NAMES) {
+    /* writers are serialised (see the top): no read-modify-write needed,
+     * which a Cortex-M0 would not have */
+    __atomic_store_n(&nlost, __atomic_load_n(&nlost, __ATOMIC_RELAXED) + 1u, __ATOMIC_RELAXED);
     return TW_ENOSPC;
+  }
   struct tw_name_entry *e = &names[n];
   size_t len = strlen(name);
   if (len > TW_CFG_NAME_MAX - 1)
@@ -63,9 +68,15 @@ const struct tw_name_entry *tw_name_at(uint32_t i)
   return i < __atomic_load_n(&nnames, __ATOMIC_ACQUIRE) ? &names[i] : NULL;
 }
 
+uint32_t tw_name_lost(void)
+{
+  return __atomic_load_n(&nlost, __ATOMIC_RELAXED);
+}
+
 void tw_name_reset(void)
 {
   __atomic_store_n(&nnames, 0, __ATOMIC_RELEASE);
+  __atomic_store_n(&nlost, 0, __ATOMIC_RELAXED);
 }
 
 /* The one-word field types; the host decoder's field_type() knows the same

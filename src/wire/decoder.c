@@ -731,6 +731,14 @@ static void control(struct tw_decoder *d, int si, struct tw_event *ev)
     if (ev->str)
       custom_declare(d, si, ev);
     break;
+  case TW_EV_NAMES_LOST:
+    if (ev->values[0] > s->st.names_lost) {
+      s->st.names_lost = ev->values[0];
+      diag(d, TW_DIAG_NAMES_LOST, TW_ENOSPC, si, ev->values[0], 0,
+           "target name table full: %u names not recorded (raise TW_CFG_NAMES on the target)",
+           ev->values[0]);
+    }
+    break;
   default:
     break;
   }

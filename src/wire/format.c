@@ -183,9 +183,7 @@ size_t tw_event_format(char *out, size_t cap, const struct tw_event *ev,
     }
   }
   put(&b, ev->nvalues ? " }" : "}", ev->nvalues ? 2 : 1);
-  enum tw_marker m = desc->marker_field >= 0 && desc->marker_field < (int)ev->nvalues
-                         ? tw_event_marker(desc, ev->values[desc->marker_field])
-                         : desc->default_marker;
+  enum tw_marker m = tw_event_marker_of(ev);
   if (m != TW_MARKER_NONE) {
     put(&b, ", marker = ", 11);
     puts_(&b, tw_marker_name(m));

@@ -8,7 +8,7 @@
 #include "tracewire/vocab.h"
 #include "tracewire/events_gen.h"
 
-#define SYNTH_CUSTOM_ID 18
+#define SYNTH_CUSTOM_ID 28 /* the first id events.def leaves to users */
 /* Snapshot records are kept small so that names longer than 8 bytes span
  * several (reassembly): 10 header words and 12 data bytes. */
 #define SNAP_REC_BYTES (10 * 4 + 12)

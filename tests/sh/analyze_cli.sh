@@ -23,7 +23,9 @@ inv = [x for x in f if x["kind"] == "priority_inversion"]
 dl = [x for x in f if x["kind"] == "deadlock"]
 assert len(inv) == 1 and len(dl) == 1, [x["kind"] for x in f]
 i = inv[0]
-assert (i["t0"], i["t1"], i["ns"]) == (4072000, 6000000, 1928000), i
+# the DROPS at 5 ms makes every state unknown (docs/model.md): the episode
+# ends at the gap, flagged
+assert (i["t0"], i["t1"], i["ns"]) == (4072000, 5000000, 928000), i
 assert [t["name"] for t in i["tasks"][:2]] == ["control", "logger"], i["tasks"]
 assert i["objects"][0]["name"] == "bus_lock" and i["across_gap"] is True
 assert [t["name"] for t in dl[0]["tasks"]] == ["comms", "ui"]

@@ -24,7 +24,7 @@ for cpu in cortex-m3 cortex-m0; do
     -I"$src/include" -I"$src/src" -nostartfiles --specs=nano.specs --specs=nosys.specs \
     -T "$src/tests/cortex-m/mps2.ld" -o "$elf" \
     "$src/tests/cortex-m/klog_smoke.c" "$src/src/target/event_logger.c" \
-    "$src/src/target/kernel_event_logger.c" "$src"/src/port/cortex-m/*.c
+    "$src/src/target/kernel_event_logger.c" "$src/src/target/waiter.c" "$src"/src/port/cortex-m/*.c
   echo "== $cpu"
   timeout "${QEMU_TIMEOUT:-60}" qemu-system-arm -machine mps2-an385 -nographic \
     -monitor none -serial none -semihosting-config enable=on,target=native \

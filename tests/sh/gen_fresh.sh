@@ -12,15 +12,23 @@ python3 "$src/tools/gen/gen_events.py" --root "$src" --check
 
 # The check must be able to fail: a copy with one changed row is stale.
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/include/tracewire" "$tmp/src/common" "$tmp/docs"
+mkdir -p "$tmp/include/tracewire" "$tmp/src/common" "$tmp/src/model" "$tmp/docs"
 cp "$src/include/tracewire/events.def" "$tmp/include/tracewire/"
-for f in include/tracewire/events_gen.h src/common/events_desc.c docs/events.md; do
+for f in include/tracewire/events_gen.h src/common/events_desc.c src/model/meaning_gen.c docs/events.md; do
   cp "$src/$f" "$tmp/$f"
 done
 python3 "$src/tools/gen/gen_events.py" --root "$tmp" --check
 sed -i 's/"Mutex number"/"Mutex id"/' "$tmp/include/tracewire/events.def"
 if python3 "$src/tools/gen/gen_events.py" --root "$tmp" --check 2>/dev/null; then
   echo "gen_fresh.sh: a changed events.def was not reported stale" >&2
+  exit 1
+fi
+# ... and so is one whose meaning of an event changed.
+cp "$src/include/tracewire/events.def" "$tmp/include/tracewire/"
+sed -i 's/^TW_MEANING(SEM, Give, NONE, GIVE, -, -)$/TW_MEANING(SEM, Give, NONE, ADD, -, -)/' \
+  "$tmp/include/tracewire/events.def"
+if python3 "$src/tools/gen/gen_events.py" --root "$tmp" --check 2>/dev/null; then
+  echo "gen_fresh.sh: a changed meaning was not reported stale" >&2
   exit 1
 fi
 echo "gen_fresh.sh: generated files are fresh"

@@ -8,6 +8,8 @@ this script lives in) and writes, under OUT (default ROOT):
 
     include/tracewire/events_gen.h   ids, type enums, payload layout, emitters
     src/common/events_desc.c         tw_event_descs[] and the vocab.h functions
+    src/model/meaning_gen.c          tw_meanings[]: what each event does to the
+                                     RTOS state model (TW_MEANING rows; host only)
     docs/events.md                   the reference a human reads
 
 --check writes nothing and exits 1 naming every file that differs from what
@@ -27,18 +29,26 @@ import sys
 TYPES = {"U8": 8, "U16": 16, "U32": 32, "ENUM8": 8, "STRING": 0}
 CTYPES = {"U8": "uint8_t", "U16": "uint16_t", "U32": "uint32_t", "ENUM8": "uint8_t"}
 OBJS = ["NONE", "TASK", "MUTEX", "SEM", "EVENT", "MSEM", "MEVENT", "ASEM",
-        "RSEM", "IRQ", "THREAD", "OBJKIND"]
+        "RSEM", "IRQ", "THREAD", "OBJKIND", "QUEUE", "EGROUP", "TIMER", "SBUF"]
 OBJ_NAMES = ["none", "task", "mutex", "sem", "event", "msem", "mevent", "asem",
-             "rsem", "irq", "thread", "objkind"]
+             "rsem", "irq", "thread", "objkind", "queue", "egroup", "timer", "sbuf"]
 MARKERS = ["NONE", "UP", "DOWN", "PUSH", "UP_BLOCK", "DOWN_BLOCK", "UP_UP",
            "UP_PUSH", "UP_UP_PUSH", "INC", "DEC", "WAIT", "PASS"]
 MARKER_NAMES = ["None", "Up", "Down", "Push", "UpBlock", "DownBlock", "UpUp",
                 "UpPush", "UpUpPush", "Inc", "Dec", "Wait", "Pass"]
+# What an event does to the RTOS state model (include/tracewire/model/meaning.h:
+# enum tw_act, enum tw_obj_act; the C code uses the names, not the order).
+ACTS = ["NONE", "RUN", "BLOCK", "WAIT", "DELAY", "NOTIFY_WAIT", "READY", "SUSPEND",
+        "RESUME", "CREATE", "DELETE", "PRIO_SET", "PRIO_INHERIT", "PRIO_DISINHERIT",
+        "IRQ_ENTER", "IRQ_EXIT", "IRQ_NAME", "LOSS", "NAME", "TRACE_START", "TRACE_STOP"]
+OBJ_ACTS = ["NONE", "LOCK", "UNLOCK", "LOCK_INC", "LOCK_DEC", "GIVE", "GIVE_MANY", "TAKE",
+            "RELEASE", "RELEASE_MANY", "RELEASE_ALL", "ADD", "SUB", "EMPTY", "CREATE",
+            "CREATE_BINARY", "DELETE"]
 MODULES = {"KERNEL": 1, "RTOS": 2, "CONTROL": 3, "CUSTOM": 4}
 FLAGS = {"TIMED": 1, "STREAMER": 2}
 MASK_BITS = 32  # ids 1..32 are logger mask bits (seed 004)
 
-ROW = re.compile(r'^\s*(TW_EVENT|TW_FIELD|TW_ENUMV)\s*\((.*)\)\s*$')
+ROW = re.compile(r'^\s*(TW_EVENT|TW_FIELD|TW_ENUMV|TW_MEANING)\s*\((.*)\)\s*$')
 ARG = re.compile(r'\s*("(?:[^"\\]|\\.)*"|[^,]*?)\s*(?:,|$)')
 
 
@@ -73,6 +83,7 @@ def parse_int(s, where):
 def parse(path):
     events = []
     by_name = {}
+    meanings = []
     with open(path, encoding="utf-8") as f:
         lines = f.read().split("\n")
     in_comment = False
@@ -86,12 +97,15 @@ def parse(path):
         if line.startswith("/*"):
             in_comment = "*/" not in line
             continue
-        if not line or line.startswith("//"):
-            continue
+        if not line or line.startswith("//") or line.startswith("#"):
+            continue  # blank, comment, or preprocessor plumbing for X-macro includers
         m = ROW.match(line)
         if not m:
-            raise DefError("%s: not a TW_EVENT/TW_FIELD/TW_ENUMV row: %s" % (where, line))
+            raise DefError("%s: not a TW_EVENT/TW_FIELD/TW_ENUMV/TW_MEANING row: %s" % (where, line))
         kind, args = m.group(1), split_args(m.group(2), where)
+        if kind == "TW_MEANING":
+            meanings.append((where, args))
+            continue
         if kind == "TW_EVENT":
             if len(args) != 8:
                 raise DefError("%s: TW_EVENT takes 8 arguments, got %d" % (where, len(args)))
@@ -140,7 +154,56 @@ def parse(path):
     check(events)
     for ev in events:
         layout(ev)
+        ev["meanings"] = []
+    for where, args in meanings:
+        add_meaning(by_name, where, args)
     return sorted(events, key=lambda e: e["id"])
+
+
+def add_meaning(by_name, where, args):
+    """A TW_MEANING row, resolved to field indexes (see events.def)."""
+    if len(args) != 6:
+        raise DefError("%s: TW_MEANING takes 6 arguments, got %d" % (where, len(args)))
+    name, const, act, oact, vfield, ofield = args
+    if name not in by_name:
+        raise DefError("%s: TW_MEANING for unknown event %s" % (where, name))
+    ev = by_name[name]
+    if act not in ACTS:
+        raise DefError("%s: unknown act %s" % (where, act))
+    if oact not in OBJ_ACTS:
+        raise DefError("%s: unknown object act %s" % (where, oact))
+    value = None
+    if const != "-":
+        hits = [e for e in ev["enums"] if e["name"] == const]
+        if not hits:
+            raise DefError("%s: %s has no constant %s" % (where, name, const))
+        value = hits[0]["value"]
+    if any(m["value"] == value for m in ev["meanings"]):
+        raise DefError("%s: meaning of %s %s given twice" % (where, name, const))
+    names = [f["name"] for f in ev["fields"]]
+
+    def field(fname, what):
+        if fname == "-":
+            return -1
+        if fname not in names:
+            raise DefError("%s: %s field %s is not a field of %s" % (where, what, fname, name))
+        return names.index(fname)
+
+    tf = next((i for i, f in enumerate(ev["fields"]) if f["obj"] == "TASK"), -1)
+    kf = next((i for i, f in enumerate(ev["fields"]) if f["obj"] == "OBJKIND"), -1)
+    of = field(ofield, "object")
+    if of < 0:
+        of = next((i for i, f in enumerate(ev["fields"])
+                   if f["obj"] not in ("NONE", "TASK", "OBJKIND")), -1)
+    okind = ev["fields"][of]["obj"] if of >= 0 and ev["fields"][of]["obj"] != "NONE" else "NONE"
+    if oact != "NONE" and of < 0:
+        raise DefError("%s: %s acts on an object but %s names none" % (where, oact, name))
+    if act not in ("NONE", "IRQ_ENTER", "IRQ_EXIT", "IRQ_NAME", "LOSS", "NAME", "TRACE_START",
+                   "TRACE_STOP") and tf < 0:
+        raise DefError("%s: %s acts on a task but %s has no TASK field" % (where, act, name))
+    ev["meanings"].append(dict(const=const, value=value, act=act, oact=oact,
+                               vfield=field(vfield, "value"), tfield=tf, ofield=of,
+                               kfield=kf, okind=okind, where=where))
 
 
 def owner(by_name, events, name, where):
@@ -432,6 +495,56 @@ const char *tw_obj_kind_name(enum tw_obj_kind k)
     return "".join(o)
 
 
+def gen_meaning(events):
+    o = [HEADER_NOTE]
+    o.append("""/*
+ * tw_meanings[]: what each event does to the RTOS state model, from the
+ * TW_MEANING rows of events.def, sorted by event id, a row for one
+ * constant before the event's catch-all row (any = 1). Field indexes are
+ * into the event's descriptor fields; -1 for none. Host only: the target
+ * never needs it. Lookups are in meaning.c.
+ */
+#include "tracewire/model/meaning.h"
+
+const struct tw_meaning tw_meanings[] = {
+""")
+    n = 0
+    for ev in events:
+        rows = sorted(ev["meanings"], key=lambda m: (m["value"] is None, m["value"] or 0))
+        for m in rows:
+            o.append("  {.id = TW_EV_%s, .any = %d, .value = %s, .act = TW_ACT_%s, "
+                     ".obj_act = TW_OACT_%s,\n   .task_field = %d, .obj_field = %d, "
+                     ".kind_field = %d, .value_field = %d, .obj_kind = TW_OBJ_%s, .row = %d},\n"
+                     % (ev["name"], m["value"] is None,
+                        "0" if m["value"] is None else "TW_%s_%s" % (ev["name"], m["const"]),
+                        m["act"], m["oact"], m["tfield"], m["ofield"], m["kfield"],
+                        m["vfield"], m["okind"], n))
+            n += 1
+    o.append("};\nconst size_t tw_nmeanings = %d;\n\n" % n)
+    o.append("static const char *const act_names[TW_ACT_COUNT] = {\n")
+    for a in ACTS:
+        o.append("  [TW_ACT_%s] = %s,\n" % (a, c_str(a.lower())))
+    o.append("};\nstatic const char *const obj_act_names[TW_OACT_COUNT] = {\n")
+    for a in OBJ_ACTS:
+        o.append("  [TW_OACT_%s] = %s,\n" % (a, c_str(a.lower())))
+    o.append("};\n\n")
+    o.append("_Static_assert(TW_ACT_COUNT == %d, \"gen_events.py ACTS out of step with meaning.h\");\n"
+             % len(ACTS))
+    o.append("_Static_assert(TW_OACT_COUNT == %d, \"gen_events.py OBJ_ACTS out of step with meaning.h\");\n\n"
+             % len(OBJ_ACTS))
+    o.append("""const char *tw_act_name(enum tw_act a)
+{
+  return (unsigned)a < TW_ACT_COUNT ? act_names[a] : "?";
+}
+
+const char *tw_obj_act_name(enum tw_obj_act a)
+{
+  return (unsigned)a < TW_OACT_COUNT ? obj_act_names[a] : "?";
+}
+""")
+    return "".join(o)
+
+
 def gen_doc(events):
     o = ["<!-- GENERATED by tools/gen/gen_events.py from include/tracewire/events.def; do not edit. -->\n",
          "# Event reference\n\n",
@@ -471,19 +584,31 @@ def gen_doc(events):
         if ev["mfield"] is not None:
             dm = MARKER_NAMES[MARKERS.index(ev["marker"])]
             o.append("Marker chosen by `%s`; default marker: %s.\n\n" % (ev["mfield"], dm))
+        anym = [m for m in ev["meanings"] if m["value"] is None]
+        if anym:
+            o.append("State model (docs/model.md): %s.\n\n" % model_text(anym[0]))
         if ev["enums"]:
-            o.append("| constant | C name | value | marker | meaning |\n|---|---|---:|---|---|\n")
+            o.append("| constant | C name | value | marker | state model | meaning |\n"
+                     "|---|---|---:|---|---|---|\n")
             for e in ev["enums"]:
                 val = "0x%X" % e["value"] if e["value"] > 255 else "%d" % e["value"]
-                o.append("| %s | `TW_%s_%s` | %s | %s | %s |\n"
+                mm = [m for m in ev["meanings"] if m["value"] == e["value"]]
+                o.append("| %s | `TW_%s_%s` | %s | %s | %s | %s |\n"
                          % (e["name"], ev["name"], e["name"], val,
-                            MARKER_NAMES[MARKERS.index(e["marker"])], e["doc"]))
+                            MARKER_NAMES[MARKERS.index(e["marker"])],
+                            model_text(mm[0]) if mm else "", e["doc"]))
             o.append("\n")
     return "".join(o)
 
 
+def model_text(m):
+    parts = [p.lower() for p in (m["act"], m["oact"]) if p != "NONE"]
+    return " + ".join("`%s`" % p for p in parts) if parts else "nothing"
+
+
 OUTPUTS = [("include/tracewire/events_gen.h", gen_header),
            ("src/common/events_desc.c", gen_desc),
+           ("src/model/meaning_gen.c", gen_meaning),
            ("docs/events.md", gen_doc)]
 
 

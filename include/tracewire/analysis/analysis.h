@@ -4,13 +4,15 @@
  * deadlock, starvation, blocked at end) and the loss report.
  * docs/analyses.md defines every number and rule.
  *
- * Shape: a streaming engine (struct tw_an) fed one normalised event at a
- * time, in time order per core. It keeps per-object state and bounded
- * summaries (log-bucket histograms, fixed window arrays), never the
- * events, so memory grows with the number of tasks and objects, not with
- * trace length. The engine is driven by the MTI plugin "analysis"
- * (tw_an_plugin_factory(); built into the CLI and exported as
- * libanalysis.so for `tracewire run`), which reads the model's records.
+ * Shape: a streaming engine (struct tw_an) fed decoded events one at a
+ * time, in time order per stream. What the events mean comes from the
+ * RTOS state model (tracewire/model/rtos.h), which the engine feeds and
+ * observes: the engine adds time series, distributions, counts and the
+ * detectors. It keeps bounded summaries (log-bucket histograms, fixed
+ * window arrays), never the events, so memory grows with the number of
+ * tasks and objects, not with trace length. The engine is driven by the
+ * MTI plugin "analysis" (tw_an_plugin_factory(); built into the CLI and
+ * exported as libanalysis.so for `tracewire run`).
  *
  * An optional observer sees each timeline item (an event with its lane
  * and marker, a task or interrupt state change) as the engine derives
@@ -63,8 +65,9 @@ enum tw_an_state { TW_AN_UNKNOWN, TW_AN_RUNNING, TW_AN_READY, TW_AN_BLOCKED, TW_
 enum tw_an_finding_kind { TW_AN_PRIO_INVERSION, TW_AN_DEADLOCK, TW_AN_STARVATION,
                           TW_AN_BLOCKED_AT_END, TW_AN_NKINDS };
 
+/* The model's causes (enum tw_rtos_loss_cause), in the same order. */
 enum tw_an_loss_cause { TW_AN_LOSS_RING, TW_AN_LOSS_PACKETS, TW_AN_LOSS_UNEXPLAINED,
-                        TW_AN_NCAUSES };
+                        TW_AN_LOSS_STOPPED, TW_AN_NCAUSES };
 
 #define TW_AN_MAX_INVOLVED 8
 struct tw_an_finding {
@@ -84,19 +87,7 @@ struct tw_an_loss {
   enum tw_an_loss_cause cause;
   int core;
   uint64_t t;                /* time of the first event after the loss */
-  uint64_t count;            /* events (packets for TW_AN_LOSS_PACKETS) */
-};
-
-/* A normalised RTOS event: what the plugin reads from a model record. */
-struct tw_an_ev {
-  uint64_t t;                /* ns */
-  uint16_t id;               /* vocabulary id (TASK_SWITCH = 4, ...) */
-  uint16_t task;             /* task field, or TW_AN_NO_TASK */
-  uint32_t obj;              /* object field (mutex, sem, irq, ...), NAME.number */
-  uint32_t type;             /* type field / TASK_SWITCH task value / NAME.kind */
-  uint32_t index;            /* multi-object input index, NAME.prio, DROPS.count */
-  const char *str;           /* NAME.name */
-  size_t str_len;
+  uint64_t count;            /* events (0: not known, a recording restart) */
 };
 
 /* Timeline items for observers. lane_kind is TW_OBJ_TASK, TW_OBJ_IRQ or an
@@ -110,7 +101,7 @@ struct tw_an_item {
   uint32_t lane;
   /* EVENT: */
   uint16_t id;
-  uint32_t type;
+  uint32_t type;             /* the marker field's value (TASK_SWITCH: the task field) */
   enum tw_marker marker;
   uint8_t obj_kind;
   uint32_t obj, task, index;
@@ -128,20 +119,37 @@ struct tw_an_cfg {
 };
 
 struct tw_an;
+struct tw_rtos;
 
 int tw_an_create(struct tw_an **out, const struct tw_an_cfg *cfg);
+/* An engine on a model someone else feeds (the MTI system's, from
+ * TraceContext::GetModel): it observes model from its next event on;
+ * tw_an_feed is then TW_EINVAL. model must outlive the engine. */
+int tw_an_create_on(struct tw_an **out, struct tw_rtos *model, const struct tw_an_cfg *cfg);
 void tw_an_destroy(struct tw_an *a);
 void tw_an_observe(struct tw_an *a, tw_an_observer fn, void *ctx);
-/* One event of core `core` (0..). Events of one core come in time order. */
-void tw_an_event(struct tw_an *a, int core, const struct tw_an_ev *ev);
-/* Loss the decoder saw (packet gaps, unexplained sequence gaps) before the
- * core's next event; DROPS events arrive through tw_an_event. */
-void tw_an_loss(struct tw_an *a, int core, enum tw_an_loss_cause cause, uint64_t count);
+/* One decoded event. Events of one stream come in time order; a core is a
+ * stream (the model's core ids: 0, 1, ... in order of first event).
+ * Returns 0, or TW_ENOMEM when the engine or the model could not store
+ * something (the results are incomplete; tw_an_error() keeps it). */
+int tw_an_feed(struct tw_an *a, const struct tw_event *ev);
+/* Loss the decoder saw on a stream (packet gaps, unexplained sequence
+ * gaps), placed before the stream's next event; DROPS records arrive as
+ * events. */
+void tw_an_loss(struct tw_an *a, uint16_t stream, enum tw_an_loss_cause cause, uint64_t count);
 /* Closes open intervals at the last event's time and runs the end-of-trace
  * detectors. Further events are ignored. */
 void tw_an_finish(struct tw_an *a);
-/* Name of core i for output ("board.cpu0"); copied. */
-void tw_an_set_core_name(struct tw_an *a, int core, const char *name);
+/* Name of core i for output ("board.cpu0"); copied. 0 or TW_ENOMEM. */
+int tw_an_set_core_name(struct tw_an *a, int core, const char *name);
+/* fn(ctx, a, core) is called when the engine first hears of a core (during
+ * the feed of that core's first event): a host can name it then. */
+void tw_an_on_core(struct tw_an *a, void (*fn)(void *ctx, struct tw_an *a, int core),
+                   void *ctx);
+/* The first error so far (0: none): an allocation that failed. */
+int tw_an_error(const struct tw_an *a);
+/* The RTOS state model the engine reads (names, states, objects). */
+const struct tw_rtos *tw_an_model(const struct tw_an *a);
 
 /* Results (valid after tw_an_finish). */
 size_t tw_an_nfindings(const struct tw_an *a);
@@ -149,13 +157,16 @@ const struct tw_an_finding *tw_an_finding_at(const struct tw_an *a, size_t i);
 size_t tw_an_nlosses(const struct tw_an *a);
 const struct tw_an_loss *tw_an_loss_at(const struct tw_an *a, size_t i);
 uint64_t tw_an_lost(const struct tw_an *a, enum tw_an_loss_cause cause);
-/* Name of an object ("mutex 3" style fallback written into buf). */
-const char *tw_an_name(const struct tw_an *a, enum tw_obj_kind kind, uint32_t number,
+/* Name of a task, object or irq of core's endpoint, whole ("mutex 3" style
+ * fallback written into buf). */
+const char *tw_an_name(const struct tw_an *a, int core, enum tw_obj_kind kind, uint32_t number,
                        char *buf, size_t cap);
 const char *tw_an_finding_name(enum tw_an_finding_kind k); /* "priority_inversion" */
 const char *tw_an_state_name(enum tw_an_state s);           /* "running" */
 
-/* Queries used by tests and the report. -1 / NULL when unknown. */
+/* Queries used by tests and the report. -1 / NULL when unknown. A task is
+ * listed on its home core: the core it last ran on (else where it was
+ * first seen), among the tasks of that core's endpoint. */
 struct tw_an_task_stats {
   uint16_t task;
   int prio;                  /* -1: no NAME record */
@@ -172,12 +183,14 @@ struct tw_an_obj_stats {
   uint8_t kind;
   uint32_t obj;
   uint64_t count[8];         /* events per type value (0..7) */
+  uint64_t locks, unlocks, inc_locks, dec_locks; /* mutexes */
   uint64_t blocks, releases, contended;
   int max_depth;             /* mutex: deepest recursive lock */
   const struct tw_hist *hold; /* mutex only */
   const struct tw_hist *wait; /* blocked time, all kinds */
 };
-int tw_an_obj(const struct tw_an *a, enum tw_obj_kind kind, uint32_t obj,
+/* The object of core's endpoint. */
+int tw_an_obj(const struct tw_an *a, int core, enum tw_obj_kind kind, uint32_t obj,
               struct tw_an_obj_stats *out);
 struct tw_an_irq_stats {
   uint32_t irq;
@@ -196,9 +209,10 @@ int tw_an_core(const struct tw_an *a, int core, struct tw_an_core_stats *out);
 int tw_an_ncores(const struct tw_an *a);
 
 /* Output: a human summary, or the full results as one JSON object
- * (docs/analyses.md, "JSON"). */
-void tw_an_write_text(const struct tw_an *a, FILE *f);
-void tw_an_write_json(const struct tw_an *a, FILE *f);
+ * (docs/analyses.md, "JSON"). 0, or TW_EIO when writing f failed, or the
+ * engine's own error (results incomplete): the output is still written. */
+int tw_an_write_text(const struct tw_an *a, FILE *f);
+int tw_an_write_json(const struct tw_an *a, FILE *f);
 
 /* ---- the MTI plugin ------------------------------------------------------- */
 

@@ -22,6 +22,10 @@
 #include <stdio.h>
 #include "tracewire/analysis/analysis.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define TW_REPORT_BINS 4096
 
 struct tw_report_cfg {
@@ -39,5 +43,9 @@ void tw_report_item(void *ctx, const struct tw_an_item *it);
 /* Writes the page: the engine's results (finished) and the spooled items.
  * Returns 0 or a negative TW_E* (TW_EIO on a write error). */
 int tw_report_write(struct tw_report *r, const struct tw_an *an, FILE *out);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

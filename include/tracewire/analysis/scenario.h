@@ -19,6 +19,10 @@
 #include <stdio.h>
 #include "tracewire/event.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct tw_scn_cfg {
   uint64_t cycles;          /* 1 ms cycles (default 20) */
   int64_t inversion_at;     /* cycle that starts the planted inversion, -1 none */
@@ -38,5 +42,9 @@ int tw_scn_write(const struct tw_scn_cfg *cfg, FILE *f);
 
 /* Events in one cycle of the clean script (for sizing benchmarks). */
 #define TW_SCN_EVENTS_PER_CYCLE 70
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -22,7 +22,13 @@
 #ifndef TRACEWIRE_COMPAT_UIA_H
 #define TRACEWIRE_COMPAT_UIA_H
 
+#include "tracewire/cdefs.h"
+
 #include "tracewire/uia.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* ---- XDC base types, unless xdc/std.h already supplied them -------------- */
 #if !defined(xdc_std__include) && !defined(TW_COMPAT_HAVE_XDC_TYPES)
@@ -69,7 +75,7 @@ typedef enum EventHdr_HdrType {
   EventHdr_HdrType_Reserved28, EventHdr_HdrType_Reserved29, EventHdr_HdrType_Reserved30,
   EventHdr_HdrType_Reserved31
 } EventHdr_HdrType;
-_Static_assert((int)EventHdr_HdrType_EventWithSnapshotIdAndTimestamp == (int)TW_REC_SNAPSHOT_TS &&
+TW_STATIC_ASSERT((int)EventHdr_HdrType_EventWithSnapshotIdAndTimestamp == (int)TW_REC_SNAPSHOT_TS &&
                EventHdr_HdrType_Reserved31 == 31, "EventHdr_HdrType follows the seed");
 
 #define EventHdr_genEventHdrWord1(numBytesInEventMsg, seqCount, isTimestampEnabled)      \
@@ -112,7 +118,7 @@ typedef enum UIAPacket_HdrType {
   UIAPacket_HdrType_USER2,
   UIAPacket_HdrType_USER3
 } UIAPacket_HdrType;
-_Static_assert((int)UIAPacket_HdrType_Msg == (int)TW_PKT_MSG &&
+TW_STATIC_ASSERT((int)UIAPacket_HdrType_Msg == (int)TW_PKT_MSG &&
                (int)UIAPacket_HdrType_USER3 == (int)TW_PKT_USER3,
                "UIAPacket_HdrType follows the seed");
 
@@ -136,7 +142,7 @@ typedef enum UIAPacket_MsgType {
 } UIAPacket_MsgType;
 /* The seed's prose says MsgType_EVENT for the enum's MsgType_NOTIFY. */
 #define UIAPacket_MsgType_EVENT UIAPacket_MsgType_NOTIFY
-_Static_assert((int)UIAPacket_MsgType_NOTIFY == (int)TW_MSG_NOTIFY &&
+TW_STATIC_ASSERT((int)UIAPacket_MsgType_NOTIFY == (int)TW_MSG_NOTIFY &&
                (int)UIAPacket_MsgType_NACK_WITH_ERROR_CODE == (int)TW_MSG_NACK_WITH_ERROR_CODE,
                "UIAPacket_MsgType follows the seed");
 
@@ -148,7 +154,7 @@ typedef enum UIAPacket_NACKErrorCode {
   UIAPacket_NACKErrorCode_BAD_ENDPOINT_ADDRESS,
   UIAPacket_NACKErrorCode_BAD_MESSAGE_LENGTH
 } UIAPacket_NACKErrorCode;
-_Static_assert((int)UIAPacket_NACKErrorCode_BAD_MESSAGE_LENGTH == (int)TW_NACK_BAD_MESSAGE_LENGTH,
+TW_STATIC_ASSERT((int)UIAPacket_NACKErrorCode_BAD_MESSAGE_LENGTH == (int)TW_NACK_BAD_MESSAGE_LENGTH,
                "UIAPacket_NACKErrorCode follows the seed");
 
 typedef enum UIAPacket_PayloadEndian {
@@ -162,7 +168,7 @@ typedef tw_pkt_hdr UIAPacket_Hdr;
 typedef struct UIAPacket_Footer {
   Int32 word1;
 } UIAPacket_Footer;
-_Static_assert(sizeof(UIAPacket_Footer) == 4, "UIA packet footer is one word");
+TW_STATIC_ASSERT(sizeof(UIAPacket_Footer) == 4, "UIA packet footer is one word");
 
 /* The seed's examples take &obj->hdr of a UIAPacket_Object. */
 typedef struct UIAPacket_Object {
@@ -301,5 +307,9 @@ static inline void UIAPacket_initMinEventRecHdr(UIAPacket_Hdr *pPktHdr, UIAPacke
   (void)loggerInstanceId;
   tw_pkt_init_min_event(pPktHdr, (enum tw_endian)endianness, senderAdrs);
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -26,6 +26,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct tw_conn;
 
 struct tw_conn_ops {
@@ -153,5 +157,9 @@ int tw__backoff_wait(const struct tw__backoff *b, unsigned long long deadline_ns
 unsigned long long tw__deadline(int timeout_ms);
 /* Milliseconds left until deadline_ns (-1 for none, 0 when past). */
 int tw__ms_left(unsigned long long deadline_ns);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -27,6 +27,10 @@
 #include <termios.h>
 #include <time.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct tw_sys {
   int iVersion; /* 4 */
   /* valid since version 1 */
@@ -71,5 +75,9 @@ const struct tw_sys *tw_sys_set(const struct tw_sys *s);
 /* Monotonic and wall-clock time in ns, through tw_sys->clock_gettime. */
 unsigned long long tw_sys_mono_ns(void);
 unsigned long long tw_sys_wall_ns(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

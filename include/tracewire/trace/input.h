@@ -41,6 +41,10 @@
 #include "tracewire/wire/reader.h"
 #include "tracewire/twt/twt_index.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* A failure already written on stderr (the CLI's exit status for it, 1).
  * Positive, so it cannot be mistaken for a TW_E* code a consumer returns. */
 #define TW_INPUT_REPORTED 1
@@ -138,5 +142,9 @@ void tw_input_close(struct tw_input *t);
 /* The diagnostics printer open() installs on every decoder (ctx: the
  * struct tw_input_src); callers that hook diagnostics chain to it. */
 void tw_input_diag(void *ctx, const struct tw_diag *d);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

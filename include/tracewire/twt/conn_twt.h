@@ -6,6 +6,10 @@
 #include "tracewire/io/conn.h"
 #include "tracewire/twt/trace_file.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* A .twt trace file (trace_file.h) as the byte stream of one source id
  * (-1: every source's chunks in file order). Lives with the file format,
  * above the transports: io/ knows nothing of .twt. */
@@ -32,5 +36,9 @@ int tw_conn_twt_seek(struct tw_conn *s, unsigned long long foff, unsigned long l
 void tw_conn_twt_limit(struct tw_conn *s, unsigned long long stop);
 /* File bytes read so far. */
 unsigned long long tw_conn_twt_bytes_read(const struct tw_conn *s);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

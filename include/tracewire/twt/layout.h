@@ -44,6 +44,10 @@
 
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define TW_TWT_MAGIC "TWTRACE"
 #define TW_TWT_VERSION 1u
 #define TW_TWT_HDR_BYTES 32u
@@ -63,5 +67,9 @@ static inline uint32_t tw_twt_check_word(uint32_t len, uint16_t type, uint16_t s
 {
   return len ^ type ^ (uint32_t)source << 16 ^ 0x5457u;
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -17,6 +17,10 @@
 #include <stdint.h>
 #include "tracewire/twt/layout.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct tw_twt_chunk {
   uint16_t type, source;
   uint32_t len;
@@ -68,5 +72,9 @@ int tw_twt_seek(struct tw_twt_reader *r, unsigned long long off);
 unsigned long long tw_twt_bytes_read(const struct tw_twt_reader *r);
 const char *tw_twt_reader_error(const struct tw_twt_reader *r);
 void tw_twt_close_reader(struct tw_twt_reader *r);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -31,6 +31,10 @@
 #include <stdint.h>
 #include "tracewire/twt/trace_file.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define TW_TWT_INDEX_EVERY (1u << 20)
 /* Sources a reader decodes separately (trace/input.h: TW_INPUT_MAX_SOURCES). */
 #define TW_TWT_INDEX_SOURCES 8
@@ -124,5 +128,9 @@ struct tw_twt_reindex {
  * may not be the same file. 0 (rw filled), or TW_E* with err set. */
 int tw_twt_reindex(const char *in, const char *out, struct tw_twt_reindex *rw, char *err,
                    size_t errcap);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

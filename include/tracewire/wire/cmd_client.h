@@ -19,6 +19,10 @@
 #include "tracewire/uia.h"
 #include "tracewire/io/conn.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Read and dispatch for up to timeout_ms. 0 or TW_EAGAIN to go on; another
  * error (TW_EOF, a source error) ends the wait. */
 typedef int (*tw_cmd_pump_fn)(void *ctx, int timeout_ms);
@@ -61,5 +65,9 @@ int tw_cmd_call(struct tw_cmd_client *c, uint16_t service, uint16_t cmd,
 const char *tw_cmd_client_error(const struct tw_cmd_client *c);
 /* "START", "GET_INFO", ... for the logger service's commands; "?" otherwise. */
 const char *tw_logger_cmd_name(uint16_t cmd);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

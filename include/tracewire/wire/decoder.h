@@ -53,6 +53,10 @@
 #include "tracewire/uia.h"
 #include "tracewire/wire/reader.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct tw_decoder_cfg {
   size_t max_streams;   /* default 64 */
   size_t max_names;     /* per decoder, default 65536 */
@@ -73,6 +77,7 @@ enum tw_diag_kind {
   TW_DIAG_NO_FREQ,     /* events timed before any frequency was known */
   TW_DIAG_BAD_DECL,    /* a CUSTOM_DECL that cannot be parsed */
   TW_DIAG_LIMIT,       /* a configured bound was reached (err = TW_ENOSPC) */
+  TW_DIAG_NAMES_LOST,  /* the target's name table was full (count: names it refused so far) */
   TW_DIAG_RESTART      /* the sequence numbers started again (a = old next, b = new packet seq) */
 };
 
@@ -100,6 +105,8 @@ struct tw_stream_stats {
   unsigned long long restarts;   /* new runs of sequence numbers (see above): not loss */
   uint64_t first_ticks, last_ticks;
   int have_time;
+  unsigned long long names_lost; /* NAMES_LOST: names the target's full table
+                                    refused (its running total, the largest seen) */
 };
 
 typedef int (*tw_event_fn)(void *ctx, const struct tw_event *ev);
@@ -155,5 +162,9 @@ int tw_decoder_save(const struct tw_decoder *d, void *buf, size_t cap);
 int tw_decoder_restore(struct tw_decoder *d, const void *buf, size_t len);
 /* ns for a stream's ticks, with its frequency. */
 uint64_t tw_decoder_ticks_to_ns(const struct tw_decoder *d, int stream, uint64_t ticks);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

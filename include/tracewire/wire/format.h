@@ -19,6 +19,10 @@
 #include "tracewire/event.h"
 #include "tracewire/wire/decoder.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Writes at most cap-1 bytes plus a NUL (with a trailing '\n'); returns the
  * length written (cut lines end "...\n"). cap >= 64. source >= 0 prefixes
  * the endpoint with "source:" (a trace recorded from several connections). */
@@ -32,5 +36,9 @@ size_t tw_event_format(char *buf, size_t cap, const struct tw_event *ev,
  * any thread. */
 size_t tw_field_value_text(char *buf, size_t cap, enum tw_field_type type, uint8_t bits,
                            uint32_t raw);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -21,6 +21,10 @@
 #include "tracewire/event.h"
 #include "tracewire/wire/decoder.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define TW_MERGE_MAX_WINDOW (1u << 20)
 
 struct tw_merge;
@@ -36,5 +40,9 @@ int tw_merge_push(void *m, const struct tw_event *ev);
 int tw_merge_flush(struct tw_merge *m);
 /* Events that came out later than an event already released. */
 unsigned long long tw_merge_late(const struct tw_merge *m);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

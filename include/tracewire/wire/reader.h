@@ -27,6 +27,10 @@
 #include "tracewire/uia.h"
 #include "tracewire/io/conn.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct tw_reader_cfg {
   size_t max_pkt_bytes; /* bound on any length field; 0: TW_EVPKT_MAX_BYTES */
   size_t read_bytes;    /* bytes asked of the source per read; 0: 256 KiB */
@@ -83,5 +87,9 @@ int tw_reader_resume(struct tw_reader *r, unsigned long long off, unsigned long 
 
 /* Text for a skip reason: "bad footer", "impossible length", ... */
 const char *tw_skip_reason(int reason);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

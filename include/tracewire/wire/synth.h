@@ -19,6 +19,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* The smallest packet that holds the largest record synth writes (a
  * snapshot record: 10 header words and 12 data bytes) between the packet
  * header and footer: every packet then makes progress. */
@@ -77,5 +81,9 @@ int tw_synth_init(struct tw_synth *g, const struct tw_synth_cfg *cfg);
 /* One packet into buf (cap >= cfg.pkt_bytes). Returns its length, or 0
  * when cap is below TW_SYNTH_MIN_PKT_BYTES. */
 size_t tw_synth_packet(struct tw_synth *g, uint8_t *buf, size_t cap);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
