@@ -178,6 +178,9 @@ int tw_cli_stats(int argc, char **argv)
     if (st->restarts)
       printf("  restarts: %llu (the target started its sequence numbers again; not loss)\n",
              st->restarts);
+    if (st->checked || st->check_failed)
+      printf("  payload checks: %llu packets verified, %llu dropped (damaged: their events are "
+             "in the transport loss)\n", st->checked, st->check_failed);
     if (st->backwards || st->snap_errors || st->bad_records || st->unknown)
       printf("  problems: time backwards %llu, snapshot errors %llu, bad records %llu, unknown ids %llu\n",
              st->backwards, st->snap_errors, st->bad_records, st->unknown);

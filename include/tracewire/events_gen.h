@@ -59,9 +59,10 @@ enum tw_event_id {
   TW_EV_NAME = 260, /* Name */
   TW_EV_CUSTOM_DECL = 261, /* CustomDecl */
   TW_EV_NAMES_LOST = 262, /* NamesLost */
+  TW_EV_PKT_CHECK = 263, /* PktCheck */
 };
 
-#define TW_EV_COUNT 34 /* events in the vocabulary */
+#define TW_EV_COUNT 35 /* events in the vocabulary */
 #define TW_EV_MAX_PAYLOAD_WORDS 3 /* largest packed payload */
 
 /* CONTEXT_SWITCH (ContextSwitch, id 1): Context switch; the thread switched out */
@@ -591,6 +592,12 @@ enum tw_sched_type {
 #define TW_EV_NAMES_LOST_COUNT_WORD 0
 #define TW_EV_NAMES_LOST_COUNT_SHIFT 0
 #define TW_EV_NAMES_LOST_COUNT_BITS 32
+
+/* PKT_CHECK (PktCheck, id 263): Check of the packet it ends, when the streamer is configured for one (cfg.check): the decoder verifies and consumes it (docs/wire-format.md, \"Payload check\") */
+#define TW_EV_PKT_CHECK_WORDS 1
+#define TW_EV_PKT_CHECK_CRC_WORD 0
+#define TW_EV_PKT_CHECK_CRC_SHIFT 0
+#define TW_EV_PKT_CHECK_CRC_BITS 16
 
 #endif /* TRACEWIRE_EVENTS_GEN_H */
 

@@ -93,6 +93,10 @@ struct tw_streamer_cfg {
   uint8_t priority;       /* packet priority, 0..3 */
   uint8_t pad;            /* 1: every packet is max_pkt_bytes long, the rest
                              InvalidData padding (fixed-size buffers) */
+  uint8_t check;          /* 1: every event packet ends with a PKT_CHECK record,
+                             the CRC of the packet, which the host verifies
+                             (a link that flips bits: docs/wire-format.md,
+                             "Payload check"); 12 bytes a packet */
   uint32_t max_pkt_bytes; /* <= TW_CFG_MAX_PKT_BYTES; 0 = that */
   uint32_t sync_ticks;    /* SYNC at least this often (clock ticks); 0 =
                              2^30; at most 2^31 - 1 */
@@ -116,6 +120,7 @@ struct tw_streamer {
   uint32_t pkt[TW_CFG_MAX_PKT_BYTES / 4]; /* header, records, footer */
   uint32_t fill;              /* bytes in pkt (header included) */
   uint32_t max_bytes;
+  uint32_t tail;              /* bytes kept free after the records: footer, check */
   int held;                   /* pkt is complete and was refused */
   uint32_t backoff;           /* word to sleep on while the link is busy */
   uint16_t pkt_seq;           /* next packet sequence number */

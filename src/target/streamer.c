@@ -110,14 +110,39 @@ static void finish_header(struct tw_streamer *s, uint32_t length)
   tw_pkt_set_priority(h, s->cfg.priority);
 }
 
+static uint32_t *claim(struct tw_streamer *s, uint32_t words);
+
+/* The payload check (cfg.check): a PKT_CHECK record ends the packet, in
+ * the room make_room() kept for it; it takes a sequence number like any
+ * record, so a reader that knows nothing of it counts right. Its CRC word
+ * is filled once the header is final: the CRC covers every byte of the
+ * packet before that word. */
+#define CHECK_WORDS 3u
+
+static void begin_check(struct tw_streamer *s)
+{
+  uint32_t seq = s->ev_seq, zero = 0;
+  uint32_t *p = claim(s, CHECK_WORDS);
+  (void)tw_record_encode(p, CHECK_WORDS, seq, 0, 0, TW_EV_PKT_CHECK, TW_MOD_CONTROL, &zero, 1);
+}
+
+static void end_check(struct tw_streamer *s)
+{
+  s->pkt[s->fill / 4 - 1] = tw_crc16(s->pkt, s->fill - 4); /* payload order: native */
+}
+
 /* Finish and offer the packet under construction (or the held one). */
 static int send_pkt(struct tw_streamer *s)
 {
+  if (!s->held && s->cfg.check && s->fill > HDR)
+    begin_check(s);
   uint32_t len = s->fill + TW_FOOTER_BYTES;
   uint32_t total = len;
 
   if (!s->held) {
     finish_header(s, len);
+    if (s->cfg.check && s->fill > HDR)
+      end_check(s);
     tw_store_be32((uint8_t *)s->pkt + s->fill, tw_pkt_footer(len));
     if (s->cfg.pad && len < s->max_bytes) {
       /* fixed-size buffer: the rest is one InvalidData "packet" */
@@ -147,9 +172,9 @@ static int make_room(struct tw_streamer *s, uint32_t bytes)
 {
   if (s->held)
     return TW_EBUSY;
-  if (HDR + bytes + TW_FOOTER_BYTES > s->max_bytes)
+  if (HDR + bytes + s->tail > s->max_bytes)
     return TW_ETOOBIG;
-  if (s->fill + bytes + TW_FOOTER_BYTES > s->max_bytes) {
+  if (s->fill + bytes + s->tail > s->max_bytes) {
     int rc = send_pkt(s);
     if (rc)
       return rc;
@@ -218,7 +243,12 @@ static int write_snapshot(struct tw_streamer *s, uint16_t id, uint32_t packed, c
 
   memcpy(data, &packed, 4);
   memcpy(data + 4, str, len);
-  int rc = tw_snapshot_encode(snap_sink, s, s->ev_seq, &seq_out, 1, ts, id, TW_MOD_CONTROL,
+  /* room first: a packet sent from inside the sink would end with a check
+   * record taking the sequence number the encoder gave this record */
+  int rc = make_room(s, 40u + (uint32_t)(4 + len + 3) / 4u * 4u);
+  if (rc)
+    return rc;
+  rc = tw_snapshot_encode(snap_sink, s, s->ev_seq, &seq_out, 1, ts, id, TW_MOD_CONTROL,
                               0, 0, s->snap_id, 0, 0, data, 4 + len, SNAP_REC_MAX);
   if (rc)
     return rc;
@@ -276,7 +306,7 @@ static int write_bytes(struct tw_streamer *s, int timed, const uint32_t *payload
   uint32_t len = n ? payload[0] : 0;
   const uint8_t *bytes = (const uint8_t *)(payload + 1);
   uint32_t hwords = timed ? 10u : 8u;
-  uint32_t room = (s->max_bytes - HDR - TW_FOOTER_BYTES - hwords * 4) & ~3u;
+  uint32_t room = (s->max_bytes - HDR - s->tail - hwords * 4) & ~3u;
 
   if (n && len > (n - 1) * 4)
     len = (n - 1) * 4; /* never read past what the logger gave */
@@ -598,7 +628,8 @@ int tw_streamer_init(struct tw_streamer *s, const struct tw_streamer_cfg *cfg)
   if (!s || !cfg || !cfg->send || !cfg->source.get || !cfg->source.now || cfg->priority > 3)
     return TW_EINVAL;
   uint32_t max = cfg->max_pkt_bytes ? cfg->max_pkt_bytes : TW_CFG_MAX_PKT_BYTES;
-  if (max % 4 || max > TW_CFG_MAX_PKT_BYTES || max < MIN_PKT)
+  uint32_t tail = TW_FOOTER_BYTES + (cfg->check ? CHECK_WORDS * 4 : 0);
+  if (max % 4 || max > TW_CFG_MAX_PKT_BYTES || max < MIN_PKT - TW_FOOTER_BYTES + tail)
     return TW_EINVAL;
   if (cfg->sync_ticks > 0x7FFFFFFFu)
     return TW_EINVAL;
@@ -607,6 +638,7 @@ int tw_streamer_init(struct tw_streamer *s, const struct tw_streamer_cfg *cfg)
   if (!s->cfg.sync_ticks)
     s->cfg.sync_ticks = 1u << 30;
   s->max_bytes = max;
+  s->tail = tail;
   s->fill = HDR;
   s->mask = cfg->initial_mask;
   s->now_lo = cfg->source.now(cfg->source.ctx);

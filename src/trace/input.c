@@ -41,6 +41,7 @@ void tw_input_diag(void *ctx, const struct tw_diag *g)
   t->diags++;
   switch (g->kind) {
   case TW_DIAG_SKIP: case TW_DIAG_BAD_RECORD: case TW_DIAG_SNAPSHOT: case TW_DIAG_BAD_DECL:
+  case TW_DIAG_CHECK:
     t->damage++;
     break;
   case TW_DIAG_RING_DROPS:

@@ -29,6 +29,7 @@ struct stream {
   uint32_t mult;             /* ns per tick when it is an integer, else 0 */
   int freq_known;
   int have_pkt_seq, have_seq, pkt_gap;
+  int checked;               /* a verified PKT_CHECK came: every packet needs one */
   uint16_t next_pkt_seq, next_seq;
   /* the seq the in-order fast path accepts: next_seq, or 0x10000 (never a
    * seq) before the first record and while a packet gap or a DROPS record
@@ -63,6 +64,7 @@ struct plan {
   const struct tw_event_desc *desc;
   uint16_t module;
   uint8_t fast, n, need, timed;
+  uint8_t consumed;          /* PKT_CHECK: verified per packet, never delivered */
   struct plan_field f[TW_EVENT_MAX_VALUES];
 };
 
@@ -119,6 +121,7 @@ static void plan_init(struct plan *pl, const struct tw_event_desc *desc)
   pl->n = desc->nfields < TW_EVENT_MAX_VALUES ? desc->nfields : TW_EVENT_MAX_VALUES;
   pl->need = desc->payload_words;
   pl->timed = (desc->flags & TW_EVF_TIMED) != 0;
+  pl->consumed = desc->module == TW_MOD_CONTROL && desc->id == TW_EV_PKT_CHECK;
   pl->fast = desc->payload_words <= TW_EVENT_MAX_VALUES;
   for (unsigned i = 0; i < TW_EVENT_MAX_VALUES; i++)
     pl->f[i].off = -4; /* absent: the id word, masked to 0 */
@@ -884,8 +887,8 @@ records_in(struct tw_decoder *d, int si, const struct tw_pkt *pkt, const int swa
     uint32_t idw = ld(p + hdr - 4, swap);
     uint16_t id = (uint16_t)(idw >> 16), module = (uint16_t)idw;
     const struct plan *pl = plan_for(d, si, module, id);
-    if (!pl) {
-      p += len;
+    if (!pl || __builtin_expect(pl->consumed, 0)) {
+      p += len; /* unknown (counted), or the packet's check (verified before) */
       continue;
     }
     const uint8_t *pw = p + hdr;
@@ -949,6 +952,51 @@ static int records(struct tw_decoder *d, int si, const struct tw_pkt *pkt)
   if (pkt->endian == TW_ENDIAN_NATIVE)
     return records_in(d, si, pkt, 0);
   return records_in(d, si, pkt, 1);
+}
+
+/* ---- payload check (docs/wire-format.md, "Payload check") -------------------------- */
+
+#define CHECK_BYTES 12u
+
+/* 1: the packet ends with a PKT_CHECK record whose CRC matches; 0: it has
+ * none; TW_ECRC: it has one that does not match (or whose reserved upper
+ * half is not 0). The CRC covers every byte before the CRC word, header
+ * included (the footer repeats only the length). */
+static int packet_check(const struct tw_pkt *pkt)
+{
+  if (pkt->payload_len < CHECK_BYTES)
+    return 0;
+  int swap = pkt->endian != TW_ENDIAN_NATIVE;
+  const uint8_t *rec = pkt->payload + pkt->payload_len - CHECK_BYTES;
+  uint32_t w0 = ld(rec, swap), idw = ld(rec + 4, swap), word = ld(rec + 8, swap);
+  if (w0 >> 27 != TW_REC_EVENT || ((w0 >> 16) & 0x7FFu) != CHECK_BYTES ||
+      idw != ((uint32_t)TW_EV_PKT_CHECK << 16 | TW_MOD_CONTROL))
+    return 0;
+  const uint8_t *start = pkt->payload - tw_pkt_hdr_bytes(pkt->hdr_type);
+  if (word >> 16 || (uint16_t)word != tw_crc16(start, (size_t)(rec + 8 - start)))
+    return TW_ECRC;
+  return 1;
+}
+
+/* A packet that fails its check is not decoded: its records (the check's
+ * own included) are a sequence gap at the next packet, so they are counted
+ * lost in transport, and none is delivered with a wrong value. */
+static int check_failed(struct tw_decoder *d, int si, const char *why)
+{
+  if (si >= 0)
+    d->streams[si].st.check_failed++;
+  diag(d, TW_DIAG_CHECK, TW_ECRC, si, 1, 0, "packet %s: dropped, its events are counted lost", why);
+  return 0;
+}
+
+/* The stream of a packet, if it exists (a packet that failed its check
+ * may carry a damaged address: it must not make a stream). */
+static int known_stream(const struct tw_decoder *d, uint16_t ep, uint16_t inst)
+{
+  for (size_t i = 0; i < d->nstreams; i++)
+    if (d->streams[i].st.endpoint == ep && d->streams[i].st.instance == inst)
+      return (int)i;
+  return -1;
 }
 
 /* The first record of a session of the streamer: SYNC or TRACE_START,
@@ -1016,10 +1064,19 @@ int tw_decoder_packet(struct tw_decoder *d, const struct tw_pkt *pkt,
     return 0;
   }
   seq = (uint16_t)tw_pkt_get_seq(&pkt->hdr);
+  int check = packet_check(pkt);
+  if (check < 0)
+    return check_failed(d, known_stream(d, ep, inst), "checksum does not match");
   int si = find_stream(d, ep, inst, module);
   if (si < 0)
     return 0;
   struct stream *s = &d->streams[si];
+  if (!check && s->checked)
+    return check_failed(d, si, "without its check record (the stream has them)");
+  if (check) {
+    s->checked = 1;
+    s->st.checked++;
+  }
   s->st.packets++;
   if (s->have_pkt_seq && seq != s->next_pkt_seq && is_restart(s, seq, pkt)) {
     restart(d, s, si, seq);
@@ -1146,7 +1203,8 @@ int tw_decoder_save(const struct tw_decoder *d, void *buf, size_t cap)
     cput16(&b, s->st.module);
     cput32(&b, s->st.freq_hz);
     cput8(&b, (unsigned)s->freq_known | (unsigned)s->have_pkt_seq << 1 | (unsigned)s->have_seq << 2 |
-                  (unsigned)s->pkt_gap << 3 | (unsigned)s->st.have_time << 4);
+                  (unsigned)s->pkt_gap << 3 | (unsigned)s->st.have_time << 4 |
+                  (unsigned)s->checked << 5);
     cput16(&b, s->next_pkt_seq);
     cput16(&b, s->next_seq);
     cput32(&b, s->expect);
@@ -1202,6 +1260,7 @@ static int restore_streams(struct tw_decoder *d, struct cbuf *b)
     s->have_seq = (fl >> 2) & 1;
     s->pkt_gap = (fl >> 3) & 1;
     s->st.have_time = (fl >> 4) & 1;
+    s->checked = (fl >> 5) & 1;
     s->next_pkt_seq = (uint16_t)cgetn(b, 2);
     s->next_seq = (uint16_t)cgetn(b, 2);
     s->expect = (uint32_t)cgetn(b, 4);
