@@ -113,21 +113,21 @@ void tw_pkt_set_invalid(tw_pkt_hdr *h, uint32_t length)
 
 uint16_t tw_crc16(const void *data, size_t len)
 {
-  /* A nibble at a time through a 16-entry table (32 bytes of ROM): it runs
-   * over every event packet when the streamer adds a payload check, where
-   * the bitwise form cost four times as much, and a 512-byte table would
-   * be most of the streamer's size budget. entry[n] = n << 12 shifted
-   * through four steps of the polynomial 0x1021. */
-  static const uint16_t nib[16] = {
-    0x0000, 0x1021, 0x2042, 0x3063, 0x4084, 0x50A5, 0x60C6, 0x70E7,
-    0x8108, 0x9129, 0xA14A, 0xB16B, 0xC18C, 0xD1AD, 0xE1CE, 0xF1EF,
-  };
+  /* A byte at a time without a table: the polynomial 0x1021 folded into
+   * shifts of the byte just mixed in (the well-known table-free form of
+   * this CRC; test_payload_check compares it with the bit-by-bit
+   * definition). It runs over every event packet when the streamer adds a
+   * payload check: the bitwise loop cost four times as much, a 16-entry
+   * nibble table twice, a 512-byte table would weigh on the target's
+   * size budget for a feature that is off by default. */
   const uint8_t *p = (const uint8_t *)data;
   uint16_t crc = 0xFFFFu;
   while (len--) {
-    uint8_t b = *p++;
-    crc = (uint16_t)(crc << 4) ^ nib[(crc >> 12) ^ (b >> 4)];
-    crc = (uint16_t)(crc << 4) ^ nib[(crc >> 12) ^ (b & 0x0Fu)];
+    crc = (uint16_t)(crc >> 8 | crc << 8);
+    crc ^= *p++;
+    crc ^= (uint16_t)((crc & 0xFFu) >> 4);
+    crc ^= (uint16_t)(crc << 12);
+    crc ^= (uint16_t)((crc & 0xFFu) << 5);
   }
   return crc;
 }
