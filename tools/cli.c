@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
+#include "tracewire/io/file.h"
 #include "tracewire/wire/merge.h"
 
 void cli_err(const char *fmt, ...)
@@ -127,6 +128,19 @@ int cli_trace_status(const struct tw_input *t)
             "file; 'tracewire print' lists them on stderr)", t->path, t->damage,
             t->damage == 1 ? "" : "s");
   return TW_EXIT_DAMAGED;
+}
+
+int cli_stdout_not_input(const char *cmd, const char *path)
+{
+  struct tw_file_id id;
+  char err[400];
+  tw_file_guard(path, &id);
+  int rc = tw_file_check_output("-", err, sizeof err);
+  tw_file_unguard(&id);
+  if (rc == 0)
+    return 0;
+  cli_err("%s: %s", cmd, err);
+  return -1;
 }
 
 int cli_stdout_status(const char *cmd, int rc)

@@ -24,6 +24,10 @@ _Static_assert(TW_INPUT_REPORTED == TW_EXIT_ERROR, "a reported input failure is 
 
 /* Exit status for a finished trace run. */
 int cli_trace_status(const struct tw_input *t);
+/* -1 (said on stderr, naming cmd) when standard output is the file at
+ * path (the shell's >> onto the trace): the results would be written into
+ * the input. 0 otherwise. */
+int cli_stdout_not_input(const char *cmd, const char *path);
 /* rc, or TW_EXIT_ERROR (said on stderr, naming cmd) when something written
  * to standard output did not get there (/dev/full, a closed pipe). */
 int cli_stdout_status(const char *cmd, int rc);

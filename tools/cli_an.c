@@ -203,6 +203,9 @@ int cli_an_run(const struct cli_an *o)
 {
   uint64_t t0 = 0, t1 = 0;
   int rc;
+  /* analyze and summary print on stdout (report too with -o -) */
+  if (cli_stdout_not_input("tracewire", o->path) < 0)
+    return TW_EXIT_ERROR;
   /* two passes: a stream (stdin, a FIFO) is read from a copy */
   if (tw_input_spool(o->path) != 0)
     return TW_EXIT_ERROR;

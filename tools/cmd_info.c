@@ -48,6 +48,8 @@ int tw_cli_info(int argc, char **argv)
   }
   struct tw_input t;
   struct cli_progress prog;
+  if (cli_stdout_not_input("info", argv[1]) < 0)
+    return TW_EXIT_ERROR;
   int rc = tw_input_open(&t, argv[1]);
   if (rc)
     return rc;

@@ -218,6 +218,10 @@ int tw_cli_print(int argc, char **argv)
     free(p);
     return TW_EXIT_USAGE;
   }
+  if (cli_stdout_not_input("print", argv[optind]) < 0) {
+    free(p);
+    return TW_EXIT_ERROR;
+  }
   int rc = tw_input_open(&p->t, argv[optind]);
   if (rc) {
     free(p);

@@ -134,7 +134,7 @@ int tw_cli_run(int argc, char **argv)
     tw_mti_system_destroy(r.sys);
     return TW_EXIT_ERROR;
   }
-  if (tw_input_spool(argv[optind]) != 0) {
+  if (cli_stdout_not_input("run", argv[optind]) < 0 || tw_input_spool(argv[optind]) != 0) {
     tw_mti_session_destroy(r.sess);
     tw_mti_system_destroy(r.sys);
     return TW_EXIT_ERROR;

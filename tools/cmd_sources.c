@@ -139,6 +139,10 @@ int tw_cli_sources(int argc, char **argv)
     tw_mti_system_destroy(sys);
     return cli_stdout_status("sources", rc);
   }
+  if (cli_stdout_not_input("sources", argv[optind]) < 0) {
+    tw_mti_system_destroy(sys);
+    return TW_EXIT_ERROR;
+  }
   if ((rc = tw_input_open(&t, argv[optind])) != 0) {
     tw_mti_system_destroy(sys);
     return rc;

@@ -130,6 +130,8 @@ int tw_cli_stats(int argc, char **argv)
     return TW_EXIT_USAGE;
   }
   struct tw_input t;
+  if (cli_stdout_not_input("stats", argv[optind]) < 0)
+    return TW_EXIT_ERROR;
   int rc = tw_input_open(&t, argv[optind]);
   if (rc)
     return rc;

@@ -58,8 +58,15 @@ int tw_file_same(const char *a, const char *b)
 
 int tw_file_guard(const char *path, struct tw_file_id *id)
 {
-  if (tw_file_id(path, id) < 0)
+  struct stat st;
+  memset(id, 0, sizeof *id);
+  if ((strcmp(path, "-") ? do_stat(path, &st) : do_fstat(0, &st)) != 0)
     return 0;
+  /* what writing can destroy or feed back into: a file, a FIFO; not a
+   * terminal or /dev/null, which stdin and stdout often share */
+  if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode))
+    return 0;
+  id_of(&st, id);
   int rc = TW_ENOSPC, free_slot = -1;
   pthread_mutex_lock(&reg.lock);
   for (int i = 0; i < MAX_GUARDED; i++) {

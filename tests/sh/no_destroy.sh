@@ -60,6 +60,10 @@ timeout 20 "$tw" report "$tmp/a.twt" -o - >> "$tmp/a.twt" 2> "$tmp/err"
 [ $? -eq 1 ] && grep -q "standard output" "$tmp/err" || fail "report -o - >> input: $(cat "$tmp/err")"
 timeout 20 "$tw" index "$tmp/a.twt" -o - >> "$tmp/a.twt" 2> "$tmp/err"
 [ $? -eq 1 ] && grep -q "standard output" "$tmp/err" || fail "index -o - >> input: $(cat "$tmp/err")"
+for cmd in print stats info sources summary analyze; do
+  timeout 20 "$tw" $cmd "$tmp/a.twt" >> "$tmp/hard.twt" 2> "$tmp/err"
+  [ $? -eq 1 ] && grep -q "standard output" "$tmp/err" || fail "$cmd >> input: $(cat "$tmp/err")"
+done
 [ "$(sum "$tmp/a.twt")" = "$before" ] || fail "a.twt changed through standard output"
 # record from a file into that file would feed on its own output
 refused "$same" "$tmp/raw.bin" "$tw" record --from "$tmp/raw.bin" -o "$tmp/raw-link.bin" -q

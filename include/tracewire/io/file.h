@@ -38,8 +38,9 @@ int tw_file_id(const char *path, struct tw_file_id *id);
 int tw_file_same(const char *a, const char *b);
 
 /* Register path as an input of this process (counted: register and
- * release in pairs). A path that does not exist is not registered (0, id
- * left invalid): there is nothing to protect. */
+ * release in pairs). Only regular files and FIFOs are registered: a path
+ * that does not exist, a terminal or a device has nothing writing could
+ * destroy (0, id left invalid). */
 int tw_file_guard(const char *path, struct tw_file_id *id);
 void tw_file_unguard(struct tw_file_id *id);
 /* 1 if the identity is a registered input. */
