@@ -195,10 +195,13 @@ static int tmp_file(char *path, size_t cap)
 static int copy_stream(const char *name, int in, const uint8_t *peek, size_t n, char *path,
                        size_t cap)
 {
-  static uint8_t buf[1 << 16];
-  int out = tmp_file(path, cap);
+  enum { BUF = 1 << 16 };
+  uint8_t *buf = malloc(BUF);
+  int out = buf ? tmp_file(path, cap) : -1;
   if (out < 0) {
-    say("%s: cannot make a temporary copy to read it from (TMPDIR): %s", name, strerror(errno));
+    say("%s: cannot make a temporary copy to read it from (TMPDIR): %s", name,
+        buf ? strerror(errno) : "out of memory");
+    free(buf);
     return -1;
   }
   const uint8_t *p = peek;
@@ -210,23 +213,26 @@ static int copy_stream(const char *name, int in, const uint8_t *peek, size_t n, 
       if (w <= 0) {
         say("%s: copying it to a temporary file: %s", name, w < 0 ? strerror(errno) : "short write");
         tw_sys->close(out);
+        free(buf);
         return -1;
       }
       p += w;
       k -= w;
     }
-    k = tw_sys->read(in, buf, sizeof buf);
+    k = tw_sys->read(in, buf, BUF);
     if (k < 0 && errno == EINTR) {
       k = 0;
       continue;
     }
-    if (k < 0) {
-      say("%s: read: %s", name, strerror(errno));
-      tw_sys->close(out);
-      return -1;
-    }
-    if (k == 0)
+    if (k <= 0) {
+      if (k < 0) {
+        say("%s: read: %s", name, strerror(errno));
+        tw_sys->close(out);
+        out = -1;
+      }
+      free(buf);
       return out;
+    }
     p = buf;
   }
 }
