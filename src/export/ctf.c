@@ -214,7 +214,8 @@ static uint8_t *put_fields(uint8_t *p, const struct tw_event *ev)
       size_t n = ev->str ? strnlen(ev->str, ev->str_len) : 0;
       if (n > STR_MAX - 1)
         n = STR_MAX - 1;
-      memcpy(p, ev->str, n);
+      if (n) /* a STRING field without its bytes (a damaged snapshot): str is NULL */
+        memcpy(p, ev->str, n);
       p += n;
       *p++ = 0;
       break;
