@@ -58,18 +58,6 @@ int tw_sim_link_init_opts(struct tw_sim_link *l, tw_link_write_fn write, tw_link
   return 0;
 }
 
-/* Length of the message packet whose header starts rx, 0 if the first word
- * cannot start one. */
-static size_t msg_len(const uint8_t *b)
-{
-  uint32_t w1 = tw_load_be32(b);
-  uint32_t type = w1 >> 28, len = (w1 >> 16) & 0x7FFu;
-  if (type != TW_PKT_MSG || len < TW_MSG_HDR_BYTES + TW_FOOTER_BYTES || len % 4 ||
-      len > TW_CFG_CMD_MAX_BYTES)
-    return 0;
-  return len;
-}
-
 /* Read what arrived and hand every complete message to the command
  * service. Returns bytes read. */
 static size_t take_commands(struct tw_sim_link *l)
@@ -87,7 +75,7 @@ static size_t take_commands(struct tw_sim_link *l)
     }
     if (l->rx_fill < 4)
       return got;
-    size_t len = msg_len(l->rx);
+    size_t len = tw_cmd_frame(l->rx, l->rx_fill); /* footer or none (TI's hosts) */
     if (len == 0) {
       for (size_t i = 1; i < l->rx_fill; i++)
         l->rx[i - 1] = l->rx[i];

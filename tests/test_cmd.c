@@ -94,6 +94,7 @@ struct reply {
   uint32_t body[32];
   size_t nbody;
   const uint8_t *raw_body;
+  int footerless;
 };
 
 static struct reply get_reply(size_t i)
@@ -102,6 +103,8 @@ static struct reply get_reply(size_t i)
   struct reply r = {0};
   assert_true(i < RP.npkts);
   int n = tw_pkt_parse(RP.buf + RP.off[i], RP.plen[i], 0, &p);
+  if (n == TW_EFOOTER || n == TW_ESHORT) /* the reply to a command without a footer has none */
+    n = tw_pkt_parse_ex(RP.buf + RP.off[i], RP.plen[i], 0, TW_PKT_NO_FOOTER, &p);
   assert_int_equal(n, (int)RP.plen[i]);
   assert_int_equal(p.hdr_type, TW_PKT_MSG);
   r.type = tw_pkt_get_msg_type(&p.hdr);
@@ -114,7 +117,8 @@ static struct reply get_reply(size_t i)
   r.nbody = p.payload_len / 4;
   r.raw_body = p.payload;
   for (size_t k = 0; k < r.nbody && k < 32; k++)
-    r.body[k] = tw_load_be32(p.payload + 4 * k);
+    r.body[k] = tw_pkt_word(&p, k);
+  r.footerless = p.footerless;
   return r;
 }
 
@@ -177,11 +181,19 @@ static void test_bad_message_length(void **state)
   assert_true(n > TW_CFG_CMD_MAX_BYTES);
   assert_int_equal(tw_cmd_receive(&K, pkt, n), 0);
   expect_nack(TW_SVC_LOGGER, TW_LCMD_GET_MASK, 7, TW_NACK_BAD_MESSAGE_LENGTH);
-  /* footer damaged */
+  /* footer damaged: read as a command without one (TI's style), whose body
+   * is then one word too long; the NACK comes in that style too */
   n = mk(pkt, TW_MSG_CMD, TW_SVC_LOGGER, TW_LCMD_GET_MASK, 8, 0xC0DE0008u, EP, HOSTADR, NULL, 0);
   pkt[n - 1] ^= 1;
   assert_int_equal(tw_cmd_receive(&K, pkt, n), 0);
   expect_nack(TW_SVC_LOGGER, TW_LCMD_GET_MASK, 8, TW_NACK_BAD_MESSAGE_LENGTH);
+  assert_true(get_reply(RP.npkts - 1).footerless);
+  /* shorter than a message header */
+  n = mk(pkt, TW_MSG_CMD, TW_SVC_LOGGER, TW_LCMD_GET_MASK, 11, 0xC0DE000Bu, EP, HOSTADR, NULL, 0);
+  pkt[0] = (uint8_t)(pkt[0] & 0xF8); /* length field (b26-16) 12: no command has that */
+  pkt[1] = 12;
+  assert_int_equal(tw_cmd_receive(&K, pkt, 16), 0);
+  expect_nack(TW_SVC_LOGGER, TW_LCMD_GET_MASK, 11, TW_NACK_BAD_MESSAGE_LENGTH);
 }
 
 static void test_bad_endpoint_address(void **state)
@@ -219,6 +231,90 @@ static void test_set_mask_bad_data_echoes_body(void **state)
   r = expect(TW_MSG_RESULT, TW_SVC_LOGGER, TW_LCMD_GET_MASK, 13);
   assert_int_equal(r.nbody, 1);
   assert_int_equal(r.body[0], bad);
+}
+
+/* ---- commands as TI's hosts send them (issue 18) ------------------------------ */
+
+/* A command written from the 001 diagrams: header words big-endian, the
+ * body words in the order the E bit (word 1 b27) says, a footer or none. */
+static size_t ti_cmd(uint8_t *out, int big, int footer, uint16_t id, uint16_t seq,
+                     const uint32_t *body, size_t nbody)
+{
+  size_t len = 16 + 4 * nbody + (footer ? 4 : 0), k = 0;
+  uint32_t hdr[4] = {
+    9u << 28 | (uint32_t)big << 27 | (uint32_t)len << 16 | 1u << 12 | TW_SVC_LOGGER,
+    (uint32_t)seq << 16 | id, 0xC0DE0000u + seq, (uint32_t)EP << 16 | HOSTADR}; /* tag as expect() wants */
+  for (int i = 0; i < 4; i++, k += 4)
+    tw_store_be32(out + k, hdr[i]);
+  for (size_t i = 0; i < nbody; i++, k += 4)
+    big ? tw_store_be32(out + k, body[i]) : tw_store_le32(out + k, body[i]);
+  if (footer)
+    tw_store_be32(out + k, (uint32_t)len << 16 | 0x7777u);
+  return len;
+}
+
+/* TI's RTA host: a little-endian SET_MASK 0x30 with no footer. Read by the E
+ * bit (0x30, not 0x30000000), answered in its style: little-endian body, no
+ * footer. */
+static void test_ti_style_command_little_endian_no_footer(void **state)
+{
+  (void)state;
+  uint8_t pkt[64];
+  size_t n = ti_cmd(pkt, 0, 0, TW_LCMD_SET_MASK, 30, (uint32_t[]){0x30}, 1);
+  assert_int_equal(n, 20);
+  assert_int_equal(tw_cmd_frame(pkt, n), 20);
+  assert_int_equal(tw_cmd_receive(&K, pkt, n), 0);
+  struct reply r = expect(TW_MSG_RESULT, TW_SVC_LOGGER, TW_LCMD_SET_MASK, 30);
+  assert_int_equal(tw_streamer_get_mask(&S), 0x30u);
+  assert_int_equal(r.body[0], 0x30u);
+  assert_true(r.footerless);
+  const uint8_t *raw = RP.buf + RP.off[RP.npkts - 1];
+  assert_int_equal(RP.plen[RP.npkts - 1], 20);       /* header + one word, no footer */
+  assert_int_equal(raw[0] & 0x08, 0);                 /* E = 0 */
+  assert_memory_equal(raw + 16, "\x30\0\0\0", 4);    /* little-endian */
+  /* the same with a footer, big-endian: answered big-endian with a footer */
+  n = ti_cmd(pkt, 1, 1, TW_LCMD_SET_MASK, 31, (uint32_t[]){0x3}, 1);
+  assert_int_equal(tw_cmd_frame(pkt, n), 24);
+  assert_int_equal(tw_cmd_receive(&K, pkt, n), 0);
+  r = expect(TW_MSG_RESULT, TW_SVC_LOGGER, TW_LCMD_SET_MASK, 31);
+  assert_false(r.footerless);
+  raw = RP.buf + RP.off[RP.npkts - 1];
+  assert_int_equal(RP.plen[RP.npkts - 1], 24);
+  assert_memory_equal(raw + 16, "\0\0\0\x03", 4);
+  assert_int_equal(tw_streamer_get_mask(&S), 0x3u);
+}
+
+/* A footer-less command with no body (16 bytes) is framed and answered;
+ * NACK codes and echoed bodies follow the command's byte order. */
+static void test_ti_style_empty_command_and_nacks(void **state)
+{
+  (void)state;
+  uint8_t pkt[64];
+  size_t n = ti_cmd(pkt, 0, 0, TW_LCMD_GET_MASK, 32, NULL, 0);
+  assert_int_equal(n, 16);
+  assert_int_equal(tw_cmd_frame(pkt, n), 16);
+  assert_int_equal(tw_cmd_receive(&K, pkt, n), 0);
+  struct reply r = expect(TW_MSG_RESULT, TW_SVC_LOGGER, TW_LCMD_GET_MASK, 32);
+  assert_int_equal(r.body[0], tw_streamer_get_mask(&S));
+  assert_true(r.footerless);
+  /* START with a body: NACK BAD_MESSAGE_LENGTH, the code little-endian */
+  n = ti_cmd(pkt, 0, 0, TW_LCMD_START, 33, (uint32_t[]){7}, 1);
+  assert_int_equal(tw_cmd_receive(&K, pkt, n), 0);
+  r = expect(TW_MSG_NACK_WITH_ERROR_CODE, TW_SVC_LOGGER, TW_LCMD_START, 33);
+  assert_int_equal(r.body[0], TW_NACK_BAD_MESSAGE_LENGTH);
+  assert_int_equal(r.raw_body[0], TW_NACK_BAD_MESSAGE_LENGTH);
+  /* an unknown mask bit: the body echoed as it came */
+  n = ti_cmd(pkt, 0, 0, TW_LCMD_SET_MASK, 34, (uint32_t[]){1u << 30}, 1); /* id 31: unknown */
+  assert_int_equal(tw_cmd_receive(&K, pkt, n), 0);
+  r = expect(TW_MSG_NACK_BAD_DATA, TW_SVC_LOGGER, TW_LCMD_SET_MASK, 34);
+  assert_memory_equal(r.raw_body, pkt + 16, 4);
+  /* framing: not a message, or a length no command has */
+  uint8_t junk[8] = {0xA0, 0, 0, 0x10};
+  assert_int_equal(tw_cmd_frame(junk, 8), 0);
+  n = ti_cmd(pkt, 0, 0, TW_LCMD_GET_MASK, 35, NULL, 0);
+  pkt[1] = 14;
+  assert_int_equal(tw_cmd_frame(pkt, n), 0);
+  assert_int_equal(tw_cmd_frame(pkt, 3), 0);
 }
 
 static void test_flowctrl(void **state)
@@ -423,6 +519,7 @@ int main(void)
     T(test_bad_endpoint_address), T(test_set_mask_bad_data_echoes_body), T(test_flowctrl),
     T(test_queue_full), T(test_flush_ack_and_queue_full), T(test_work_queue_full), T(test_info_names_stats),
     T(test_ignored_and_malformed), T(test_user_service),
+    T(test_ti_style_command_little_endian_no_footer), T(test_ti_style_empty_command_and_nacks),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -21,8 +21,16 @@ static void test_stress_critical_1m(void **state)
   run_stress(1000000u);
 }
 
+/* The same on a ring that is no power of two (issue 18). */
+static void test_stress_critical_odd_ring(void **state)
+{
+  (void)state;
+  run_stress_words(300000u, 4093);
+}
+
 int main(void)
 {
-  const struct CMUnitTest tests[] = { cmocka_unit_test(test_stress_critical_1m) };
+  const struct CMUnitTest tests[] = { cmocka_unit_test(test_stress_critical_1m),
+                                      cmocka_unit_test(test_stress_critical_odd_ring) };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -183,6 +183,35 @@ static void test_seed_custom_event_examples(void **state)
   expect(10, 3, (uint32_t[]){ 0x8888, 1, 2 }, 0);
 }
 
+/* Seed 004's original counts a custom event larger than the whole ring
+ * (128 words here) as dropped, told with the next event; the native
+ * tw_klog_put refuses it with TW_ETOOBIG. */
+static void test_seed_oversized_custom_event_is_a_drop(void **state)
+{
+  (void)state;
+  static uint32_t big[200];
+  uint16_t id;
+  uint8_t dropped = 0, size;
+  uint32_t data[3] = { 0 };
+  struct tw_logger_stats st;
+  tw_logger_stats(tw_klog_logger(), &st);
+  assert_int_equal(st.pending_drops, 0);
+  sys_k_event_logger_put(20, big, 200);
+  fake_now = 0x99;
+  sys_k_event_logger_put_timed(21);
+  size = 3;
+  assert_int_equal(sys_k_event_logger_get(&id, &dropped, data, &size), 1);
+  assert_int_equal(id, 21);
+  assert_int_equal(dropped, 1);
+  assert_int_equal(data[0], 0x99);
+  tw_logger_stats(tw_klog_logger(), &st);
+  assert_int_equal(st.rejects, 0);
+  assert_int_equal(tw_klog_put(20, big, 200), TW_ETOOBIG);
+  tw_logger_stats(tw_klog_logger(), &st);
+  assert_int_equal(st.rejects, 1);
+  assert_int_equal(st.pending_drops, 0);
+}
+
 /* The seed's retrieve loop on the kernel logger, with drops and an event
  * too large for data[3]. */
 static void test_seed_kernel_retrieve_loop(void **state)
@@ -317,6 +346,7 @@ int main(void)
     cmocka_unit_test_setup(test_sleep_longer_than_2_pow_32, setup),
     cmocka_unit_test_setup(test_custom_id_rules, setup),
     cmocka_unit_test_setup(test_seed_custom_event_examples, setup),
+    cmocka_unit_test_setup(test_seed_oversized_custom_event_is_a_drop, setup),
     cmocka_unit_test_setup(test_seed_kernel_retrieve_loop, setup),
     cmocka_unit_test_setup(test_collector_context_switches_not_recorded, setup),
     cmocka_unit_test_setup(test_default_timer_is_port_timestamp, setup),

@@ -1,7 +1,8 @@
 /*
  * The native ring API (tracewire/logger.h): every documented behaviour,
- * including the white-box cases (indices just below their 2^32 wrap, a
- * producer preempted between reservation and commit).
+ * including the white-box cases (indices just below their 2 * capacity
+ * wrap, a producer preempted between reservation and commit), and rings of
+ * any size against a plain reference model.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -53,8 +54,9 @@ static void test_init_rejects_bad_arguments(void **state)
   assert_int_equal(tw_logger_init(&l, NULL, 8), TW_EINVAL);
   assert_int_equal(tw_logger_init(&l, b, 0), TW_EINVAL);
   assert_int_equal(tw_logger_init(&l, b, 1), TW_EINVAL);
-  assert_int_equal(tw_logger_init(&l, b, 6), TW_EINVAL);  /* not a power of 2 */
-  assert_int_equal(tw_logger_init(&l, b, 7), TW_EINVAL);
+  assert_int_equal(tw_logger_init(&l, b, TW_LOGGER_MAX_WORDS + 1u), TW_EINVAL);
+  assert_int_equal(tw_logger_init(&l, b, 6), 0);  /* any size: no power of 2 needed */
+  assert_int_equal(tw_logger_init(&l, b, 7), 0);
   assert_int_equal(tw_logger_init(&l, b, 2), 0);
   assert_int_equal(tw_logger_init(&l, b, 8), 0);
 }
@@ -180,11 +182,12 @@ static void test_events_wrap_around_the_buffer_end(void **state)
     assert_int_equal(ring[k], 0); /* retired words are cleared */
 }
 
-/* White box: free-running indices start just below 2^32. */
-static void test_indices_wrap_at_2_pow_32(void **state)
+/* White box: the mirror indices (in [0, 2 * capacity)) start just below
+ * their wrap. */
+static void test_indices_wrap_at_twice_the_capacity(void **state)
 {
   (void)state;
-  lg.head = lg.tail = 0xFFFFFFF0u - 3u;
+  lg.head = lg.tail = 2u * 16u - 3u;
   uint32_t seq = 0, next = 0;
   for (int round = 0; round < 40; round++) {
     while (1) {
@@ -195,7 +198,8 @@ static void test_indices_wrap_at_2_pow_32(void **state)
       assert_int_equal(r, 0);
       seq++;
     }
-    assert_true(lg.head - lg.tail <= 16u);
+    assert_true((lg.head - lg.tail + 32u) % 32u <= 16u);
+    assert_true(lg.head < 32u && lg.tail < 32u);
     struct tw_logger_rec rec;
     uint32_t out[2];
     int r;
@@ -209,8 +213,94 @@ static void test_indices_wrap_at_2_pow_32(void **state)
     assert_int_equal(r, 0);
     assert_int_equal(lg.head, lg.tail);
   }
-  assert_true(lg.head < 0x1000u); /* we really crossed the wrap */
+  assert_true(seq > 40u); /* the indices went round the 32 many times */
   assert_int_equal(next, seq);
+}
+
+/* Rings of every size from 2 to 40 words and a few large odd ones, driven
+ * by random puts (1..8 words, sometimes larger than the ring) and gets,
+ * against a plain model of the documented behaviour: a put fits when the
+ * words in use plus its header, data and (with drops pending, unless the
+ * event alone fills the ring) a drops word are within the capacity; a put
+ * that does not fit is dropped and its count comes with the next event;
+ * FIFO order. Indices start anywhere below their 2 * capacity wrap. */
+struct model_ev { uint16_t id; uint32_t n, first, dropped; };
+
+static uint32_t rng_state = 12345u;
+static uint32_t rnd(void)
+{
+  rng_state ^= rng_state << 13;
+  rng_state ^= rng_state >> 17;
+  rng_state ^= rng_state << 5;
+  return rng_state;
+}
+
+static void model_run(uint32_t cap, unsigned ops)
+{
+  static uint32_t buf[1031];
+  static struct model_ev q[1031];
+  struct tw_logger l;
+  uint32_t used = 0, pending = 0, qh = 0, qn = 0, serial = 0;
+  assert_int_equal(tw_logger_init(&l, buf, cap), 0);
+  l.head = l.tail = rnd() % (2u * cap); /* white box: anywhere on the index circle */
+  for (unsigned op = 0; op < ops; op++) {
+    if (rnd() % 3) {
+      uint32_t n = 1u + rnd() % (cap < 10 ? cap : 10), d[16];
+      for (uint32_t k = 0; k < n; k++)
+        d[k] = serial * 31u + k;
+      uint32_t need = 1u + n;
+      int r = tw_logger_put(&l, (uint16_t)(serial & 0xFFFF), d, n);
+      if (need > cap) {
+        assert_int_equal(r, TW_ETOOBIG);
+      } else {
+        uint32_t room = need + (pending && need < cap);
+        if (used + room <= cap) {
+          assert_int_equal(r, 0);
+          q[(qh + qn++) % 1031] = (struct model_ev){ (uint16_t)(serial & 0xFFFF), n, d[0], pending };
+          used += room;
+          pending = 0;
+        } else {
+          assert_int_equal(r, TW_ENOSPC);
+          pending++;
+        }
+      }
+      serial++;
+    } else {
+      struct tw_logger_rec rec;
+      uint32_t out[16];
+      int r = tw_logger_get(&l, &rec, out, 16);
+      if (!qn) {
+        assert_int_equal(r, 0);
+        continue;
+      }
+      struct model_ev *e = &q[qh];
+      assert_int_equal(r, (int)e->n);
+      assert_int_equal(rec.id, e->id);
+      assert_int_equal(out[0], e->first);
+      assert_int_equal(out[e->n - 1], e->first + e->n - 1);
+      assert_int_equal(rec.dropped, e->dropped);
+      used -= 1u + e->n + (e->dropped && 1u + e->n < cap);
+      qh = (qh + 1) % 1031;
+      qn--;
+    }
+    struct tw_logger_stats st;
+    tw_logger_stats(&l, &st);
+    assert_int_equal(st.used_words, used);
+    assert_int_equal(st.pending_drops, pending);
+    assert_true(l.head < 2u * cap && l.tail < 2u * cap);
+  }
+  for (uint32_t k = 0; k < cap && !qn; k++)
+    assert_int_equal(buf[k], 0); /* an empty ring is all zero */
+}
+
+static void test_any_size_against_a_model(void **state)
+{
+  (void)state;
+  for (uint32_t cap = 2; cap <= 40; cap++)
+    model_run(cap, 20000);
+  model_run(255, 50000);
+  model_run(1000, 50000);
+  model_run(1031, 50000);
 }
 
 /* White box: a producer preempted between reservation and commit. */
@@ -228,9 +318,9 @@ static void test_preempted_producer_blocks_later_events(void **state)
   assert_int_equal(st.puts, 0);
   assert_int_equal(st.used_words, 6);
   /* the thread resumes: data, then the header */
-  ring[(h + 1) & 15] = 0x7A;
-  ring[(h + 2) & 15] = 0x7B;
-  __atomic_store_n(&ring[h & 15], 1u << 16 | 2u, __ATOMIC_RELEASE);
+  ring[(h + 1) % 16] = 0x7A; /* slots: indices modulo the capacity */
+  ring[(h + 2) % 16] = 0x7B;
+  __atomic_store_n(&ring[h % 16], 1u << 16 | 2u, __ATOMIC_RELEASE);
   get_expect(1, 2, 0x7A, 0);
   get_expect(2, 2, 0x1A, 0);
 }
@@ -274,7 +364,10 @@ static void test_static_definition_needs_no_init(void **state)
 
 /* A ring exactly one event large: the drop word can never fit, so the
  * count stays pending instead of wedging the event. */
-static void test_drops_pending_when_drop_word_cannot_fit(void **state)
+/* An event that fills the whole ring has no room for a drops word; it
+ * still carries the pending count (issue 18: the next event carries it,
+ * whatever its size). */
+static void test_event_filling_the_ring_carries_the_drops(void **state)
 {
   (void)state;
   uint32_t b[2], d = 1, out;
@@ -283,14 +376,21 @@ static void test_drops_pending_when_drop_word_cannot_fit(void **state)
   assert_int_equal(tw_logger_init(&l, b, 2), 0);
   assert_int_equal(tw_logger_put(&l, 1, &d, 1), 0);
   assert_int_equal(tw_logger_put(&l, 1, &d, 1), TW_ENOSPC);
-  assert_int_equal(tw_logger_get(&l, &rec, &out, 1), 1);
-  assert_int_equal(tw_logger_put(&l, 1, &d, 1), 0);
+  assert_int_equal(tw_logger_put(&l, 1, &d, 1), TW_ENOSPC);
   assert_int_equal(tw_logger_get(&l, &rec, &out, 1), 1);
   assert_int_equal(rec.dropped, 0);
+  d = 2;
+  assert_int_equal(tw_logger_put(&l, 1, &d, 1), 0);
   struct tw_logger_stats st;
   tw_logger_stats(&l, &st);
-  assert_int_equal(st.pending_drops, 1);
-  assert_int_equal(st.drops, 1);
+  assert_int_equal(st.pending_drops, 0);
+  assert_int_equal(st.used_words, 2);
+  assert_int_equal(tw_logger_get(&l, &rec, &out, 1), 1);
+  assert_int_equal(rec.dropped, 2);
+  assert_int_equal(out, 2);
+  tw_logger_stats(&l, &st);
+  assert_int_equal(st.drops, 2);
+  assert_int_equal(b[0] | b[1], 0); /* retired */
 }
 
 static void test_get_wait_times_out(void **state)
@@ -366,11 +466,12 @@ int main(void)
     cmocka_unit_test_setup(test_full_ring_drops_and_reports_exact_count, setup),
     cmocka_unit_test_setup(test_emsgsize_leaves_event, setup),
     cmocka_unit_test_setup(test_events_wrap_around_the_buffer_end, setup),
-    cmocka_unit_test_setup(test_indices_wrap_at_2_pow_32, setup),
+    cmocka_unit_test_setup(test_indices_wrap_at_twice_the_capacity, setup),
+    cmocka_unit_test(test_any_size_against_a_model),
     cmocka_unit_test_setup(test_preempted_producer_blocks_later_events, setup),
     cmocka_unit_test_setup(test_stats_reset, setup),
     cmocka_unit_test(test_static_definition_needs_no_init),
-    cmocka_unit_test(test_drops_pending_when_drop_word_cannot_fit),
+    cmocka_unit_test(test_event_filling_the_ring_carries_the_drops),
     cmocka_unit_test_setup(test_get_wait_times_out, setup),
     cmocka_unit_test_setup(test_get_wait_woken_by_thread, setup),
     cmocka_unit_test_setup(test_get_wait_woken_by_interrupt, setup),

@@ -156,22 +156,104 @@ static void test_bad_arguments_are_no_ops(void **state)
   assert_int_equal(id, 3);
 }
 
-/* Not a power of two: the largest power of two below is used. */
-static void test_non_power_of_two_size_rounds_down(void **state)
+/* Seed 004's original takes any buffer size (a modulo ring when it is not
+ * a power of two). Every word holds events here: 12 words take four
+ * 2-word events (3 words each), where rounding down to 8 took two. */
+static void test_any_size_is_used_whole(void **state)
 {
   (void)state;
-  uint32_t b[12], d[2] = { 1, 2 }, out[2];
+  uint32_t b[13], d[2] = { 1, 2 }, out[2];
   struct event_logger l;
   uint16_t id; uint8_t dr, sz = 2;
   memset(b, 0xEE, sizeof b);
   sys_event_logger_init(&l, b, 12);
-  assert_int_equal(l.tw.mask + 1, 8);
-  for (int i = 0; i < 4; i++)
-    sys_event_logger_put(&l, 1, d, 2);   /* 2 fit in 8 words */
-  assert_int_equal(l.tw.drops_total, 2);
-  for (int i = 8; i < 12; i++)
-    assert_int_equal(b[i], 0xEEEEEEEEu); /* words past 8 never touched */
-  assert_int_equal(sys_event_logger_get(&l, &id, &dr, out, &sz), 2);
+  for (int i = 0; i < 5; i++)
+    sys_event_logger_put(&l, 1, d, 2);
+  assert_int_equal(l.tw.drops_total, 1); /* only the fifth */
+  assert_int_equal(b[12], 0xEEEEEEEEu);  /* nothing past the 12 words */
+  for (int i = 0; i < 4; i++) {
+    sz = 2;
+    assert_int_equal(sys_event_logger_get(&l, &id, &dr, out, &sz), 2);
+    assert_int_equal(dr, 0);
+  }
+  /* 255 words: one event of 254 data words fills it exactly */
+  static uint32_t big[255], data[254], got[254];
+  for (int i = 0; i < 254; i++)
+    data[i] = 0x1000u + (uint32_t)i;
+  sys_event_logger_init(&l, big, 255);
+  sys_event_logger_put(&l, 7, data, 254);
+  sz = 254;
+  assert_int_equal(sys_event_logger_get(&l, &id, &dr, got, &sz), 254);
+  assert_memory_equal(got, data, sizeof data);
+}
+
+/* Seed 004's original: a put that does not fit is counted as dropped and
+ * the count comes with the next event, an event larger than the whole
+ * ring included. tracewire's native put refuses that one (TW_ETOOBIG, a
+ * reject); the seed API must behave as the original. */
+static void test_oversized_event_is_a_drop_told_with_the_next(void **state)
+{
+  (void)state;
+  uint32_t b[8], d[8] = { 1, 2, 3, 4, 5, 6, 7, 8 }, out[8];
+  struct event_logger l;
+  uint16_t id; uint8_t dr = 0x55, sz = 8;
+  sys_event_logger_init(&l, b, 8);
+  sys_event_logger_put(&l, 4, d, 8);   /* header + 8 words > 8: can never fit */
+  assert_int_equal(l.tw.rejects, 0);
+  assert_int_equal(l.tw.drops_total, 1);
+  assert_int_equal(sys_event_logger_get(&l, &id, &dr, out, &sz), 0); /* nothing went in */
+  sys_event_logger_put(&l, 5, d, 1);
+  sz = 8;
+  assert_int_equal(sys_event_logger_get(&l, &id, &dr, out, &sz), 1);
+  assert_int_equal(id, 5);
+  assert_int_equal(dr, 1);
+  /* the native API keeps its error */
+  assert_int_equal(tw_logger_put(&l.tw, 4, d, 8), TW_ETOOBIG);
+  assert_int_equal(l.tw.rejects, 1);
+  sys_event_logger_put(&l, 5, d, 1);
+  sz = 8;
+  assert_int_equal(sys_event_logger_get(&l, &id, &dr, out, &sz), 1);
+  assert_int_equal(dr, 0);
+}
+
+/* The original carries the dropped count in the event's own header, so the
+ * next event carries it whatever its size, even one that fills the ring. */
+static void test_event_that_fills_the_ring_carries_the_drops(void **state)
+{
+  (void)state;
+  uint32_t b[8], d[7] = { 10, 11, 12, 13, 14, 15, 16 }, out[7];
+  struct event_logger l;
+  uint16_t id; uint8_t dr, sz = 7;
+  sys_event_logger_init(&l, b, 8);
+  sys_event_logger_put(&l, 1, d, 3);
+  sys_event_logger_put(&l, 1, d, 3);   /* 4 + 4 words: full */
+  sys_event_logger_put(&l, 1, d, 3);   /* dropped */
+  sys_event_logger_put(&l, 1, d, 1);   /* dropped */
+  for (int i = 0; i < 2; i++) {
+    sz = 7;
+    assert_int_equal(sys_event_logger_get(&l, &id, &dr, out, &sz), 3);
+    assert_int_equal(dr, 0);
+  }
+  sys_event_logger_put(&l, 9, d, 7);   /* header + 7 words: exactly the ring */
+  sz = 7;
+  assert_int_equal(sys_event_logger_get(&l, &id, &dr, out, &sz), 7);
+  assert_int_equal(id, 9);
+  assert_int_equal(dr, 2);
+  assert_memory_equal(out, d, sizeof d);
+  struct tw_logger_stats st;
+  tw_logger_stats(&l.tw, &st);
+  assert_int_equal(st.pending_drops, 0);
+  assert_int_equal(st.used_words, 0);
+  /* again, after the ring went round: the count is the new one */
+  sys_event_logger_put(&l, 9, d, 7);
+  sys_event_logger_put(&l, 1, d, 1);   /* dropped: full */
+  sz = 7;
+  assert_int_equal(sys_event_logger_get(&l, &id, &dr, out, &sz), 7);
+  assert_int_equal(dr, 0);
+  sys_event_logger_put(&l, 9, d, 7);
+  sz = 7;
+  assert_int_equal(sys_event_logger_get(&l, &id, &dr, out, &sz), 7);
+  assert_int_equal(dr, 1);
 }
 
 static void test_get_wait_timeout_returns_zero(void **state)
@@ -196,7 +278,9 @@ int main(void)
     cmocka_unit_test(test_seed_retrieve_loop),
     cmocka_unit_test(test_dropped_count_saturates_at_255),
     cmocka_unit_test(test_bad_arguments_are_no_ops),
-    cmocka_unit_test(test_non_power_of_two_size_rounds_down),
+    cmocka_unit_test(test_any_size_is_used_whole),
+    cmocka_unit_test(test_oversized_event_is_a_drop_told_with_the_next),
+    cmocka_unit_test(test_event_that_fills_the_ring_carries_the_drops),
     cmocka_unit_test(test_get_wait_timeout_returns_zero),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -96,7 +96,7 @@ static void test_not_a_plugin(void **state)
   struct tw_mti_plugin *p;
   (void)state;
   assert_int_equal(tw_mti_plugin_load(&p, "libm.so.6", msg, sizeof msg), TW_EABI);
-  assert_non_null(strstr(msg, "not a tracewire MTI plugin"));
+  assert_non_null(strstr(msg, "not an MTI plugin"));
   assert_int_equal(tw_mti_plugin_load(&p, PLUGIN_DIR "nonexistent.so", msg, sizeof msg),
                    TW_ENOENT);
   assert_non_null(strstr(msg, "cannot load plugin"));

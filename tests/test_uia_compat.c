@@ -35,6 +35,36 @@ static void test_eventhdr_macros(void **state)
   assert_int_equal(w, 0x07FF0000u);
 }
 
+/* TI's own loggers pass a header type as the third argument where the seed
+ * declares a Bool (issue 18): a snapshot logger writes
+ * genEventHdrWord1(bytes, serial, EventHdr_HdrType_EventWithSnapshotId...).
+ * Expected words from the EventHdr diagram: H b31-27, L b26-16, S b15-0. */
+static void test_eventhdr_word1_takes_a_header_type(void **state)
+{
+  (void)state;
+  Bits32 serial = 0x0042;
+  SizeT numBits8ToWrite = 48;
+  assert_int_equal(EventHdr_genEventHdrWord1(numBits8ToWrite, serial,
+                                             EventHdr_HdrType_EventWithSnapshotIdAndTimestamp),
+                   (3u << 27) | (48u << 16) | 0x42u);
+  assert_int_equal(EventHdr_genEventHdrWord1(numBits8ToWrite, serial,
+                                             EventHdr_HdrType_EventWithSnapshotId),
+                   (2u << 27) | (48u << 16) | 0x42u);
+  assert_int_equal(EventHdr_genEventHdrWord1(12, 1, EventHdr_HdrType_EventWithTimestamp),
+                   (1u << 27) | (12u << 16) | 1u);
+  assert_int_equal(EventHdr_genEventHdrWord1(8, 1, EventHdr_HdrType_Event), (8u << 16) | 1u);
+  /* still a Bool: any true value means "with timestamp", never a reserved type */
+  Bool on = 4; /* e.g. flags & TIMESTAMP_BIT */
+  assert_int_equal(EventHdr_genEventHdrWord1(16, 0, on), (1u << 27) | (16u << 16));
+  assert_int_equal(EventHdr_genEventHdrWord1(16, 0, -1), (1u << 27) | (16u << 16));
+  assert_int_equal(EventHdr_genEventHdrWord1(16, 0, 1 == 1), (1u << 27) | (16u << 16));
+  assert_int_equal(EventHdr_genEventHdrWord1(16, 0, 1 == 2), 16u << 16);
+  /* the argument is evaluated once */
+  int calls = 0;
+  assert_int_equal(EventHdr_genEventHdrWord1(8, 0, (calls++, 3)), (3u << 27) | (8u << 16));
+  assert_int_equal(calls, 1);
+}
+
 static void test_eventhdr_enum_in_seed_order(void **state)
 {
   (void)state;
@@ -215,6 +245,7 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_eventhdr_macros),
+    cmocka_unit_test(test_eventhdr_word1_takes_a_header_type),
     cmocka_unit_test(test_eventhdr_enum_in_seed_order),
     cmocka_unit_test(test_uiapacket_enums_in_seed_order),
     cmocka_unit_test(test_constants_and_types),

@@ -395,12 +395,30 @@ static void test_record_snapshot_lengths(void **state)
   assert_int_equal(r.snap.format, 0x3000);
   assert_int_equal(r.payload_len, 8);
   assert_memory_equal(r.payload, "abcdefgh", 8);
-  w[6] = 8u << 16 | 9u; /* this > room in the record */
+  w[6] = 12u << 16 | 9u; /* this > room in the record */
   assert_int_equal(rec_exact(b, put_words(b, w, 10, TW_ENDIAN_LITTLE), TW_ENDIAN_LITTLE, &r),
                    TW_ESNAPLEN);
   w[6] = 4u << 16 | 8u; /* this > total */
   assert_int_equal(rec_exact(b, put_words(b, w, 10, TW_ENDIAN_LITTLE), TW_ENDIAN_LITTLE, &r),
                    TW_ESNAPLEN);
+  w[6] = 7u << 16 | 9u; /* this > total, and 7 is not the room either */
+  assert_int_equal(rec_exact(b, put_words(b, w, 10, TW_ENDIAN_LITTLE), TW_ENDIAN_LITTLE, &r),
+                   TW_ESNAPLEN);
+  /* TI's layout (its loggers' writeMemoryRange): this record's data in
+   * whole words, which is its room, above; the total below */
+  w[6] = 8u << 16 | 9u; /* the first 8 of 9 bytes */
+  assert_int_equal(rec_exact(b, put_words(b, w, 10, TW_ENDIAN_LITTLE), TW_ENDIAN_LITTLE, &r), 40);
+  assert_true(r.snap.ti_layout);
+  assert_int_equal(r.snap.total_len, 9);
+  assert_int_equal(r.snap.this_len, 8);
+  w[6] = 8u << 16 | 5u; /* a lone record of 5 bytes, padded to 8 */
+  assert_int_equal(rec_exact(b, put_words(b, w, 10, TW_ENDIAN_LITTLE), TW_ENDIAN_LITTLE, &r), 40);
+  assert_true(r.snap.ti_layout);
+  assert_int_equal(r.snap.total_len, 5);
+  assert_int_equal(r.snap.this_len, 8);
+  w[6] = 8u << 16 | 8u; /* both layouts agree */
+  assert_int_equal(rec_exact(b, put_words(b, w, 10, TW_ENDIAN_LITTLE), TW_ENDIAN_LITTLE, &r), 40);
+  assert_false(r.snap.ti_layout);
   w[6] = 100u << 16 | 5u; /* partial record, padded */
   assert_int_equal(rec_exact(b, put_words(b, w, 10, TW_ENDIAN_LITTLE), TW_ENDIAN_LITTLE, &r), 40);
   assert_int_equal(r.payload_len, 5);

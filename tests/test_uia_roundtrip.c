@@ -219,9 +219,15 @@ static void rt_record(int with_ts)
 static void test_rt_record_plain(void **state) { (void)state; rt_record(0); }
 static void test_rt_record_ts(void **state) { (void)state; rt_record(1); }
 
-/* Snapshot records written word by word from the spec 000 layout. */
-static void rt_snapshot(int with_ts)
+/* Snapshot records written word by word from the spec 000 layout, and (ti)
+ * with the length word as TI's loggers write it: this record's data rounded
+ * to whole words in the upper half (= the record's room), the total in the
+ * lower. The one pattern both could mean (a record with room for exactly
+ * the rounded total, announcing a shorter this_len) reads as TI's
+ * (docs/wire-format.md), so the seed cases here leave it out. */
+static void rt_snapshot_layout(int with_ts, int ti_arg)
 {
+  int ti = ti_arg;
   for (unsigned long i = 0; i < cases; i++) {
     enum tw_endian e = (enum tw_endian)rnd(1);
     uint32_t hw = with_ts ? 10 : 8;
@@ -230,6 +236,15 @@ static void rt_snapshot(int with_ts)
     if (this_len > room) this_len = 0;
     uint32_t total = this_len + rnd(rnd(1) ? 16 : 2);
     if (total > 0xFFFF) total = 0xFFFF;
+    if (!ti && total == room && this_len < total)
+      total += 4; /* not the pattern that reads as TI's */
+    if (ti) { /* a first or middle record (total > room) or a lone one */
+      this_len = room;
+      total = rnd(1) ? room + 1 + rnd(12) : (room ? room - rnd(2) : 0);
+      if (total > 0xFFFF) total = 0xFFFF;
+      if (total == room)
+        ti = 0; /* both layouts read it the same: the seed's */
+    }
     uint32_t seq = rnd(16), id = rnd(16), mod = rnd(16), file = rnd(32), line = rnd(32);
     uint32_t snap = rnd(32), addr = rnd(32), fmt = rnd(32);
     uint64_t ts = rnd64();
@@ -245,7 +260,7 @@ static void rt_snapshot(int with_ts)
     put(big, k++, line, e);
     put(big, k++, snap, e);
     put(big, k++, addr, e);
-    put(big, k++, total << 16 | this_len, e);
+    put(big, k++, ti ? room << 16 | total : total << 16 | this_len, e);
     put(big, k++, fmt, e);
     for (uint32_t b = 0; b < room; b++)
       big[k * 4 + b] = (uint8_t)(b * 7 + i);
@@ -264,12 +279,17 @@ static void rt_snapshot(int with_ts)
     EQ(r.snap.total_len, total);
     EQ(r.snap.this_len, this_len);
     EQ(r.snap.format, fmt);
+    EQ(r.snap.ti_layout, ti);
     EQ(r.payload_len, this_len);
     EQ(r.payload - big, hw * 4);
+    ti = ti_arg;
   }
 }
+static void rt_snapshot(int with_ts) { rt_snapshot_layout(with_ts, 0); }
 static void test_rt_snapshot(void **state) { (void)state; rt_snapshot(0); }
 static void test_rt_snapshot_ts(void **state) { (void)state; rt_snapshot(1); }
+static void test_rt_snapshot_ti(void **state) { (void)state; rt_snapshot_layout(0, 1); }
+static void test_rt_snapshot_ts_ti(void **state) { (void)state; rt_snapshot_layout(1, 1); }
 
 int main(void)
 {
@@ -283,6 +303,8 @@ int main(void)
     cmocka_unit_test(test_rt_record_ts),
     cmocka_unit_test(test_rt_snapshot),
     cmocka_unit_test(test_rt_snapshot_ts),
+    cmocka_unit_test(test_rt_snapshot_ti),
+    cmocka_unit_test(test_rt_snapshot_ts_ti),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
 }

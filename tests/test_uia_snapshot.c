@@ -320,6 +320,79 @@ static void test_record_size_limits(void **state)
   assert_int_equal(r.snap.address, 8);
 }
 
+/* ---- TI's layout -------------------------------------------------------- */
+
+/* A snapshot as TI's loggers write it (LoggerStopMode / LoggerStreamer
+ * writeMemoryRange): the data rounded up to whole words is cut into records
+ * of at most max_data_words words; each record's length word is its own
+ * data (whole words, in bytes) in the upper half and the total length in
+ * bytes in the lower; the address advances by the whole words written. The
+ * words here follow that description, not tracewire's encoder. */
+static size_t ti_records(uint8_t out[][128], size_t *lens, const uint8_t *bytes, uint32_t total,
+                         uint32_t addr, uint32_t max_data_words, uint32_t snap_id)
+{
+  uint32_t left = (total + 3) / 4, n = 0, off = 0;
+  do {
+    uint32_t words = left > max_data_words ? max_data_words : left;
+    uint32_t w[8 + 32] = {0}, k = 0;
+    w[k++] = 2u << 27 | (32u + 4u * words) << 16 | n; /* HdrType_EventWithSnapshotId */
+    w[k++] = 0x0105u << 16 | 0x8042u;                 /* event id, module id */
+    w[k++] = 0xF11E;                                  /* file name pointer */
+    w[k++] = 321;                                     /* line */
+    w[k++] = snap_id;
+    w[k++] = addr + off;
+    w[k++] = (4u * words) << 16 | total;
+    w[k++] = 0xF0F0;                                  /* format pointer */
+    uint32_t copy = total - off < 4u * words ? total - off : 4u * words;
+    memcpy(&w[k], bytes + off, copy);
+    memcpy(out[n], w, (k + words) * 4);
+    lens[n++] = (k + words) * 4;
+    off += 4u * words;
+    left -= words;
+  } while (left);
+  return n;
+}
+
+static void test_ti_layout_reassembled(void **state)
+{
+  (void)state;
+  fill();
+  static uint8_t recs[8][128];
+  size_t lens[8];
+  uint8_t buf[256];
+  struct tw_snap_reasm ra;
+  struct tw_record r;
+  /* 70 bytes in records of at most 10 data words: 40 + 32 (30 and 2 of padding) */
+  size_t n = ti_records(recs, lens, data, 70, 0x20001000, 10, 5);
+  assert_int_equal(n, 2);
+  tw_snap_reasm_init(&ra, buf, sizeof buf);
+  assert_int_equal(tw_record_parse(recs[0], lens[0], TW_ENDIAN_NATIVE, &r), (int)lens[0]);
+  assert_true(r.snap.ti_layout);
+  assert_int_equal(r.snap.total_len, 70);
+  assert_int_equal(r.snap.this_len, 40);
+  assert_int_equal(tw_snap_reasm_feed(&ra, &r), 0);
+  assert_int_equal(tw_record_parse(recs[1], lens[1], TW_ENDIAN_NATIVE, &r), (int)lens[1]);
+  assert_int_equal(r.snap.this_len, 32);
+  assert_int_equal(tw_snap_reasm_feed(&ra, &r), 1);
+  assert_int_equal(ra.total, 70);
+  assert_memory_equal(buf, data, 70);
+  /* a lone record with a length that is no multiple of 4: 13 bytes */
+  n = ti_records(recs, lens, data + 100, 13, 0x20002000, 10, 6);
+  assert_int_equal(n, 1);
+  assert_int_equal(tw_record_parse(recs[0], lens[0], TW_ENDIAN_NATIVE, &r), (int)lens[0]);
+  assert_true(r.snap.ti_layout);
+  assert_int_equal(tw_snap_reasm_feed(&ra, &r), 1);
+  assert_int_equal(ra.total, 13);
+  assert_memory_equal(buf, data + 100, 13);
+  /* a lost middle record still shows in the address */
+  n = ti_records(recs, lens, data, 100, 0x20003000, 8, 7);
+  assert_int_equal(n, 4);
+  assert_int_equal(tw_record_parse(recs[0], lens[0], TW_ENDIAN_NATIVE, &r), (int)lens[0]);
+  assert_int_equal(tw_snap_reasm_feed(&ra, &r), 0);
+  assert_int_equal(tw_record_parse(recs[2], lens[2], TW_ENDIAN_NATIVE, &r), (int)lens[2]);
+  assert_int_equal(tw_snap_reasm_feed(&ra, &r), TW_ESNAPGAP);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -332,6 +405,7 @@ int main(void)
     cmocka_unit_test(test_big_endian_snapshot),
     cmocka_unit_test(test_address_wraps),
     cmocka_unit_test(test_record_size_limits),
+    cmocka_unit_test(test_ti_layout_reassembled),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,7 +8,8 @@ void tw_cli_info_help(FILE *f)
 {
   fputs("usage: tracewire info TRACE\n"
         "The recording's source, the target's info reply (protocol, version, clock,\n"
-        "ring size, endpoint, mask), the streams and their clocks, the object name\n"
+        "ring size, endpoint, mask), how its packets are framed (footers, or none as\n"
+        "TI's senders write them), the streams and their clocks, the object name\n"
         "tables (and how many names a full target table could not hold) and the\n"
         "custom event declarations found in the stream.\n", f);
 }
@@ -38,6 +39,22 @@ static void print_index(const struct tw_input *t)
     printf("time index: %ld points\n", n);
   else
     printf("time index: %s\n", n == 0 ? "none (tracewire index adds one)" : why);
+}
+
+/* Footers or not (docs/wire-format.md, "Footer-less packets"). */
+static void print_framing(const struct tw_reader_stats *st)
+{
+  if (!st->footerless_stream && !st->footerless) {
+    printf("framing: packets with footers (%llu packets)\n", st->packets);
+    return;
+  }
+  printf("framing: footer-less, as TI's senders write packets: %llu of %llu packets without "
+         "a footer", st->footerless, st->packets);
+  if (st->footerless_stream == 2)
+    printf(" (recorded with --no-footer)");
+  else if (st->footerless_stream)
+    printf(" (found at stream offset %llu)", st->footerless_at);
+  printf("\n");
 }
 
 int tw_cli_info(int argc, char **argv)
@@ -88,6 +105,7 @@ int tw_cli_info(int argc, char **argv)
     } else {
       printf("target info: none recorded\n");
     }
+    print_framing(tw_reader_stats(src->r));
     unsigned long long lost = 0;
     for (size_t i = 0; i < tw_decoder_nstreams(dec); i++) {
       const struct tw_stream_stats *st = tw_decoder_stream(dec, i);

@@ -63,6 +63,10 @@ void tw_cli_record_help(FILE *f)
         "  --duration S       stop after S seconds\n"
         "  --idle S           stop when nothing arrived for S seconds (after the first bytes)\n"
         "  --no-commands      do not send commands (the target streams by itself)\n"
+        "  --no-footer        the target is one of TI's (its own RTA service or\n"
+        "                     loggers): send commands without the footer word, as\n"
+        "                     TI's hosts do, and take its packets, replies included,\n"
+        "                     without one (the trace says so for later reads)\n"
         "  --reconnect        tcp, tcp-listen, serial: when the target goes away (board\n"
         "                     reset, USB-serial re-enumerated), wait for it to come back\n"
         "                     (tcp connects again with a backoff up to 1 s, tcp-listen\n"
@@ -312,7 +316,7 @@ static void say_waiting(struct rec *R, struct rsrc *s)
 }
 
 static int open_source(struct rec *R, struct rsrc *s, const char *uri, uint16_t id, int no_cmd,
-                       int reconnect)
+                       int reconnect, int no_footer)
 {
   char err[512];
   s->R = R;
@@ -326,7 +330,8 @@ static int open_source(struct rec *R, struct rsrc *s, const char *uri, uint16_t 
   if (s->conn->bound_port)
     fprintf(stderr, "tracewire record: listening on %s (port %d)\n", s->conn->name, s->conn->bound_port);
   struct tw_decoder_cfg dcfg = { .max_streams = TW_INPUT_STREAMS };
-  if (tw_reader_open(&s->r, s->conn, NULL) < 0 || tw_decoder_open(&s->d, &dcfg) < 0) {
+  struct tw_reader_cfg rcfg = { .footerless = no_footer };
+  if (tw_reader_open(&s->r, s->conn, &rcfg) < 0 || tw_decoder_open(&s->d, &dcfg) < 0) {
     cli_err("record: out of memory");
     return -1;
   }
@@ -336,6 +341,7 @@ static int open_source(struct rec *R, struct rsrc *s, const char *uri, uint16_t 
   tw_decoder_on_msg(s->d, on_msg, s);
   tw_decoder_on_diag(s->d, diag, s);
   tw_cmd_client_init(&s->cmd, s->conn, pump, s);
+  s->cmd.footerless = no_footer;
   s->commands = !no_cmd && s->conn->ops->write != NULL;
   if (s->conn->connects && strcmp(s->conn->ops->scheme, "tcp-listen"))
     s->restart = 1; /* connected at open; tcp-listen starts the target when one connects */
@@ -353,13 +359,13 @@ int tw_cli_record(int argc, char **argv)
     {"from", required_argument, 0, 'f'}, {"mask", required_argument, 0, 'm'},
     {"duration", required_argument, 0, 'd'}, {"no-commands", no_argument, 0, 'n'},
     {"quiet", no_argument, 0, 'q'}, {"idle", required_argument, 0, 'i'},
-    {"reconnect", no_argument, 0, 'r'}, {0, 0, 0, 0},
+    {"reconnect", no_argument, 0, 'r'}, {"no-footer", no_argument, 0, 'F'}, {0, 0, 0, 0},
   };
   const char *from[MAX_FROM], *out = NULL; /* out "-": standard output */
   size_t nfrom = 0;
   long long duration = -1, idle = -1;
   uint32_t mask = 0;
-  int have_mask = 0, no_cmd = 0, quiet = 0, reconnect = 0, c;
+  int have_mask = 0, no_cmd = 0, quiet = 0, reconnect = 0, no_footer = 0, c;
   optind = 1;
   while ((c = getopt_long(argc, argv, "f:o:m:d:nqi:", opts, NULL)) != -1) {
     switch (c) {
@@ -390,6 +396,7 @@ int tw_cli_record(int argc, char **argv)
     case 'n': no_cmd = 1; break;
     case 'q': quiet = 1; break;
     case 'r': reconnect = 1; break;
+    case 'F': no_footer = 1; break;
     default: tw_cli_record_help(stderr); return TW_EXIT_USAGE;
     }
   }
@@ -418,6 +425,11 @@ int tw_cli_record(int argc, char **argv)
   tw_twt_writer_index(R.w, 0); /* a time index for print --filter time= (no memory: none) */
   for (size_t k = 0; k < nfrom; k++) /* every SOURCE chunk first: readers find them there */
     tw_twt_write(R.w, TW_TWT_SOURCE, (uint16_t)k, tw_sys_wall_ns(), from[k], strlen(from[k]));
+  for (size_t k = 0; no_footer && k < nfrom; k++) { /* then, before any data, the framing */
+    uint8_t flags[4];
+    tw_store_le32(flags, TW_TWT_FRAMING_FOOTERLESS);
+    tw_twt_write(R.w, TW_TWT_FRAMING, (uint16_t)k, tw_sys_wall_ns(), flags, sizeof flags);
+  }
   /* before the opens: a first tcp attempt may wait up to 1 s for an answer */
   struct sigaction sa = { .sa_handler = on_signal };
   sigemptyset(&sa.sa_mask);
@@ -427,7 +439,7 @@ int tw_cli_record(int argc, char **argv)
 
   int status = TW_EXIT_OK;
   for (size_t k = 0; k < nfrom; k++, R.n++)
-    if (open_source(&R, &R.src[k], from[k], (uint16_t)k, no_cmd, reconnect) < 0) {
+    if (open_source(&R, &R.src[k], from[k], (uint16_t)k, no_cmd, reconnect, no_footer) < 0) {
       status = TW_EXIT_ERROR;
       break;
     }

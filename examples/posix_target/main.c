@@ -92,18 +92,18 @@ static void pump_commands(int timeout_ms)
     return;
   rxlen += (size_t)n;
   for (;;) {
-    struct tw_pkt p;
     if (rxlen < 4)
       break;
-    int len = tw_pkt_parse(rx, rxlen, 0, &p);
-    if (len == TW_ETRUNC)
+    /* the length field frames a command, with a footer or without (TI's hosts) */
+    size_t len = tw_cmd_frame(rx, rxlen);
+    if (len && rxlen < len)
       break;
-    if (len < 0)
+    if (!len)
       len = 4; /* not a message: drop a word and look again */
     else
-      tw_cmd_receive(&K, rx, (size_t)len);
-    memmove(rx, rx + len, rxlen - (size_t)len);
-    rxlen -= (size_t)len;
+      tw_cmd_receive(&K, rx, len);
+    memmove(rx, rx + len, rxlen - len);
+    rxlen -= len;
   }
 }
 

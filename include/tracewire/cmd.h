@@ -10,8 +10,11 @@
  *   NACK_BAD_DATA          the command's body, echoed
  * Every reply echoes the command's service id, sequence number, command id
  * and tag; its destination is the command's source, its source this
- * endpoint. Message bodies are big-endian 32-bit words (like the NACK
- * code). docs/commands.md is the protocol reference the host implements.
+ * endpoint. Message bodies are 32-bit words in the byte order the header's
+ * E bit announces (TI's implementation; the host sends big-endian), and a
+ * reply is written in the style its command came in: the same byte order,
+ * and a footer only if the command had one (TI's hosts send none).
+ * docs/commands.md is the protocol reference the host implements.
  *
  * Threading: tw_cmd_receive() and tw_cmd_poll() run in ONE thread, the one
  * that owns the streamer (the collector thread): the built-in logger
@@ -42,7 +45,8 @@ enum tw_service_id {
   TW_SVC_USER_FIRST = 0x800
 };
 
-/* Command ids of TW_SVC_LOGGER. Body sizes in bytes; all words big-endian. */
+/* Command ids of TW_SVC_LOGGER. Body sizes in bytes; words in the order of
+ * the E bit. */
 enum tw_logger_cmd {
   TW_LCMD_START       = 1, /* body 0 -> ACK. Recording starts: TRACE_START,
                               then the name table and custom declarations */
@@ -59,7 +63,7 @@ enum tw_logger_cmd {
   TW_LCMD_GET_STATS   = 9  /* body 0 -> RESULT struct tw_stats words */
 };
 
-/* RESULT body of GET_INFO: TW_INFO_WORDS big-endian words, in this order. */
+/* RESULT body of GET_INFO: TW_INFO_WORDS words, in this order. */
 enum tw_info_word {
   TW_INFO_PROTOCOL,     /* TW_CMD_PROTOCOL_VERSION */
   TW_INFO_VERSION,      /* tracewire version: major << 16 | minor << 8 | patch */
@@ -76,7 +80,7 @@ enum tw_info_word {
   TW_INFO_WORDS
 };
 
-/* RESULT body of GET_STATS: TW_STAT_WORDS big-endian words. Counters wrap. */
+/* RESULT body of GET_STATS: TW_STAT_WORDS words. Counters wrap. */
 enum tw_stat_word {
   TW_STAT_EVENTS,       /* events taken from the logger */
   TW_STAT_DROPS,        /* events the logger dropped (ring full) */
@@ -100,15 +104,26 @@ enum tw_stat_word {
 struct tw_cmd;
 struct tw_streamer;
 
-/* A command as a service sees it: header fields decoded, body big-endian. */
+/* A command as a service sees it: header fields decoded, body as received
+ * (words in the order endian says: read them with tw_cmd_body_word()). */
 struct tw_cmd_msg {
   uint16_t service, cmd_id, seq, src, dest;
   uint32_t tag;
   const uint8_t *body;
   size_t body_len;
+  enum tw_endian endian;     /* the E bit: the body's byte order, and the reply's */
+  int footerless;            /* the command came without a footer: so does the reply */
 };
 
-/* Reply a service builds: type ACK/RESULT/NACK_*; body big-endian words. */
+/* Body word i of a command, in host order. */
+static inline uint32_t tw_cmd_body_word(const struct tw_cmd_msg *m, size_t i)
+{
+  const uint8_t *p = m->body + 4 * i;
+  return m->endian == TW_ENDIAN_BIG ? tw_load_be32(p) : tw_load_le32(p);
+}
+
+/* Reply a service builds: type ACK/RESULT/NACK_*; body words in host order
+ * (written in the command's byte order). */
 struct tw_cmd_reply {
   enum tw_msg_type type;
   uint32_t body[16];         /* >= TW_INFO_WORDS, TW_STAT_WORDS */
@@ -119,8 +134,8 @@ struct tw_cmd_reply {
 /* A service handler: fill *r. Called in the tw_cmd_receive() thread. */
 typedef void (*tw_service_fn)(void *ctx, const struct tw_cmd_msg *m, struct tw_cmd_reply *r);
 
-/* Send one message packet (header + body + footer, wire image). Returns 0,
- * or TW_EBUSY to refuse (the service keeps the reply and retries). */
+/* Send one message packet (header + body [+ footer], wire image). Returns
+ * 0, or TW_EBUSY to refuse (the service keeps the reply and retries). */
 typedef int (*tw_msg_send_fn)(void *ctx, const void *pkt, size_t len);
 
 #ifndef TW_CFG_CMD_SERVICES
@@ -161,11 +176,19 @@ int tw_cmd_init(struct tw_cmd *c, uint16_t endpoint, tw_msg_send_fn send, void *
 /* Register a service. TW_EEXIST (id taken), TW_ENOSPC (table full),
  * TW_EINVAL (id 0 or > 0xFFF). Thread context, before traffic starts. */
 int tw_cmd_register(struct tw_cmd *c, uint16_t service_id, tw_service_fn fn, void *ctx);
-/* Handle one received packet (wire image, len bytes). Replies go out
+/* Handle one received packet (wire image, len bytes: the message length
+ * field's). With a footer when its last word is the footer for that
+ * length, else without one, as TI's hosts send it (a body whose last word
+ * equals that footer is taken for one: docs/commands.md). Replies go out
  * through send (or are queued). Returns 0 when handled or ignored (see the
  * counters), TW_EBADMSG for a packet that is not a message. Thread context:
  * the streamer's thread. */
 int tw_cmd_receive(struct tw_cmd *c, const void *pkt, size_t len);
+/* Bytes of the message whose header starts b (avail bytes there, >= 4), so
+ * a transport can cut commands out of a byte stream: its length field, 0
+ * when b cannot start a command (not HdrType_Msg, or a length no command
+ * can have, footer or none). Any context. */
+size_t tw_cmd_frame(const uint8_t *b, size_t avail);
 /* Retry queued replies. Returns how many are still queued. Same thread. */
 int tw_cmd_poll(struct tw_cmd *c);
 /* Zero the counters (cmds, ignored, malformed, replies_lost). */

@@ -31,7 +31,15 @@ struct tw_event {
   uint32_t values[TW_EVENT_MAX_VALUES]; /* desc->fields order; STRING -> 0 */
   const char *str;       /* the STRING field's bytes (NAME, CUSTOM_DECL), else NULL */
   size_t str_len;
+  uint32_t flags;        /* TW_EVENT_* below (appended: older readers ignore it) */
 };
+
+/* The record carried no timestamp (spec 000's HdrType_Event, or a snapshot
+ * record without one): time_ns and ticks are those of the previous timed
+ * record of the same stream (0 before the first), not a measurement. print
+ * and every exporter say so (docs/wire-format.md, "Records without a
+ * timestamp"). */
+#define TW_EVENT_TIME_INFERRED 0x1u
 
 /* The marker a viewer draws for this event: its marker field's constant's
  * (vocabulary, generated from events.def), else the event's default. The

@@ -72,6 +72,10 @@ int tw_klog_put(uint16_t id, const uint32_t *data, uint32_t n);
 /* As tw_klog_put with the timestamp as first word; data may be NULL when
  * n == 0 (timestamp-only event). */
 int tw_klog_put_timed(uint16_t id, const uint32_t *data, uint32_t n);
+/* The seed's sys_k_event_logger_put / put_timed (compat/event_logger.h):
+ * as the two above, but an event larger than the whole ring counts as a
+ * drop told with the next event (seed 004's original), not as a reject. */
+int tw__klog_put_seed(uint16_t id, const uint32_t *data, uint32_t n, int timed);
 
 /* Kernel hooks. Void: an ISR never handles an error; refusals and drops
  * are counted. Each compiles to nothing useful when its event is disabled

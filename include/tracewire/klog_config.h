@@ -10,7 +10,7 @@
 #  include TW_CFG_USER_HEADER
 #endif
 
-/* Ring capacity in 32-bit words; a power of two (seed default: 128). */
+/* Ring capacity in 32-bit words, 2..2^30, any value (seed default: 128). */
 #ifndef TW_CFG_KLOG_CAPACITY
 #  define TW_CFG_KLOG_CAPACITY 128
 #endif

@@ -10,11 +10,11 @@
  * consumer with the next event retrieved. See docs/logger.md and the design
  * note at the top of src/target/event_logger.c (memory ordering).
  *
- * Capacity must be a power of two (2..2^31 words): tw_logger_init() rejects
- * anything else with TW_EINVAL. The struct is visible so loggers can be
- * allocated statically:
+ * Capacity: any number of words from 2 to TW_LOGGER_MAX_WORDS (2^30), all
+ * of them usable (no power of two needed, no spare slot). The struct is
+ * visible so loggers can be allocated statically:
  *
- *     TW_LOGGER_DEFINE(my_log, 256);    // static ring of 256 words, ready
+ *     TW_LOGGER_DEFINE(my_log, 255);    // static ring of 255 words, ready
  *
  * Freestanding; no allocation.
  */
@@ -41,30 +41,33 @@ extern "C" {
 #endif
 
 #define TW_LOGGER_MAX_DATA 255u           /* data words per event */
+#define TW_LOGGER_MAX_WORDS 0x40000000u    /* ring capacity limit, words */
 #define TW_WAIT_FOREVER    0xFFFFFFFFu     /* timeout for tw_logger_get_wait */
 
 /* All fields are private to event_logger.c; visible for static allocation.
- * Free-running word indices: head (next word producers reserve) and tail
- * (next word the consumer reads); head - tail = words in use. */
+ * head (next word producers reserve) and tail (next word the consumer
+ * reads) are "mirror" indices in [0, 2 * cap): the slot is the index or
+ * the index - cap, the words in use head - tail modulo 2 * cap. */
 struct tw_logger {
-  uint32_t head;          /* producers: CAS (or locked add) */
+  uint32_t head;          /* producers: CAS (or locked store) */
   uint32_t tail;          /* consumer writes (release), producers read */
   uint32_t drops_pending; /* drops not yet attached to an event */
   uint32_t waiting;       /* 1 while the consumer sleeps in get_wait */
-  uint32_t mask;          /* capacity - 1 */
-  uint32_t *buf;          /* capacity words; 0 marks an uncommitted header */
+  uint32_t cap;           /* capacity, words */
+  uint32_t *buf;          /* cap words; 0 marks an uncommitted header */
   uint32_t drops_total;   /* statistics (see struct tw_logger_stats) */
   uint32_t rejects;
   uint32_t retrieved;     /* consumer-only */
+  uint32_t whole_drops;   /* drops of an event that fills the whole ring */
 };
 
 #define TW_LOGGER_INITIALIZER(buffer, words) \
-  { 0u, 0u, 0u, 0u, (uint32_t)(words) - 1u, (buffer), 0u, 0u, 0u }
+  { 0u, 0u, 0u, 0u, (uint32_t)(words), (buffer), 0u, 0u, 0u, 0u }
 
 /* A zero-filled static ring and a logger over it, usable without init. */
 #define TW_LOGGER_DEFINE(name, words)                                          \
-  TW_STATIC_ASSERT((words) >= 2 && ((words) & ((words) - 1)) == 0,               \
-                 "logger capacity must be a power of two >= 2");               \
+  TW_STATIC_ASSERT((words) >= 2 && (words) <= TW_LOGGER_MAX_WORDS,            \
+                   "logger capacity must be 2..TW_LOGGER_MAX_WORDS words");    \
   static uint32_t name##_ring[(words)];                                        \
   struct tw_logger name = TW_LOGGER_INITIALIZER(name##_ring, (words))
 
@@ -89,8 +92,8 @@ struct tw_logger_stats {
   uint32_t capacity;   /* ring size in words */
 };
 
-/* Initialise over a caller-provided ring of `words` 32-bit words (a power
- * of two >= 2, < 2^31). Zeroes the ring. TW_EINVAL on NULL or a bad size.
+/* Initialise over a caller-provided ring of `words` 32-bit words (2 to
+ * TW_LOGGER_MAX_WORDS). Zeroes the ring. TW_EINVAL on NULL or a bad size.
  * Thread context, before any producer or consumer uses the logger. */
 int tw_logger_init(struct tw_logger *l, uint32_t *buffer, uint32_t words);
 
@@ -124,7 +127,9 @@ int tw_logger_get_wait(struct tw_logger *l, struct tw_logger_rec *rec,
  * caught up?"), not a count to rely on. Any context. */
 static inline uint32_t tw_logger_used(const struct tw_logger *l)
 {
-  return __atomic_load_n(&l->head, __ATOMIC_RELAXED) - __atomic_load_n(&l->tail, __ATOMIC_RELAXED);
+  /* mirror indices (struct tw_logger): the difference modulo 2 * cap */
+  uint32_t u = __atomic_load_n(&l->head, __ATOMIC_RELAXED) - __atomic_load_n(&l->tail, __ATOMIC_RELAXED);
+  return (int32_t)u < 0 ? u + 2u * l->cap : u;
 }
 
 /* Take the drops not yet attached to an event (they are then the
@@ -147,6 +152,10 @@ int tw__logger_put(struct tw_logger *l, uint16_t id, const uint32_t *first,
                    const uint32_t *data, uint32_t n, uint32_t wraps);
 /* Count a refused put (bad id at a higher layer). Any context. */
 void tw__logger_reject(struct tw_logger *l);
+/* Count a drop to be told with the next event. Any context. The seed API
+ * (compat/event_logger.h) counts an event larger than the whole ring so,
+ * as seed 004's original does; the native put rejects it (TW_ETOOBIG). */
+void tw__logger_drop(struct tw_logger *l);
 
 #ifdef __cplusplus
 }

@@ -214,7 +214,16 @@ struct tw_pkt {
   enum tw_endian endian;     /* payload byte order */
   const uint8_t *payload;    /* after the header, before the footer */
   size_t payload_len;        /* bytes, a multiple of 4 */
+  uint8_t footerless;        /* parsed with TW_PKT_NO_FOOTER: no footer word */
 };
+
+/* Word i of the payload (a message body, or an event packet's records) in
+ * host order, read in the byte order the E bit announces. */
+static inline uint32_t tw_pkt_word(const struct tw_pkt *p, size_t i)
+{
+  const uint8_t *w = p->payload + 4 * i;
+  return p->endian == TW_ENDIAN_BIG ? tw_load_be32(w) : tw_load_le32(w);
+}
 
 /* Parse one packet at buf[0..len). max_len bounds the length field (0: no
  * bound beyond the type's own). Returns the packet length (> 0) or:
@@ -234,6 +243,23 @@ struct tw_pkt {
  * unspecified on error.
  * InvalidData padding parses as a packet with no footer and no payload. */
 int tw_pkt_parse(const uint8_t *buf, size_t len, size_t max_len, struct tw_pkt *out);
+
+/* As tw_pkt_parse, with flags:
+ *   TW_PKT_NO_FOOTER  the packet has no footer word, as TI's own senders
+ *                     write it: the length counts header and payload
+ *                     only; no TW_EFOOTER, length >= header suffices, and
+ *                     out->footerless is 1. (Which packets of a stream have
+ *                     a footer is the framing reader's call:
+ *                     tracewire/wire/reader.h.) */
+#define TW_PKT_NO_FOOTER 1u
+int tw_pkt_parse_ex(const uint8_t *buf, size_t len, size_t max_len, unsigned flags,
+                    struct tw_pkt *out);
+
+/* 0 when payload[0..len) is a whole number of well-formed event records in
+ * order e (each a known type, aligned, at least its layout, and their
+ * lengths add up to len exactly), else the TW_E* of the first that is not.
+ * A footer-less packet has only this to confirm its length. */
+int tw_records_tile(const uint8_t *payload, size_t len, enum tw_endian e);
 
 /* ---- event records (EventHdr) -------------------------------------------- */
 
@@ -260,8 +286,12 @@ struct tw_snap_info {
   uint32_t snap_id;
   uint32_t address;   /* where this record's data was on the target */
   uint16_t total_len; /* bytes of data under this snapshot id, all records */
-  uint16_t this_len;  /* bytes of data in this record */
+  uint16_t this_len;  /* bytes of data in this record (TI layout: rounded up
+                         to whole words; the last record may pass total_len
+                         by its padding, which the reassembler drops) */
   uint32_t format;    /* format pointer (target address, or 0) */
+  uint8_t ti_layout;  /* the length word was TI's: this record's length in
+                         the upper half, the total in the lower (uia.c) */
 };
 
 /* A decoded record; header words converted to host order. */
@@ -289,8 +319,11 @@ static inline uint32_t tw_record_word(const struct tw_record *r, size_t i)
 
 /* Parse one record at buf[0..len) whose words are in order e. Returns the
  * record length (> 0) or TW_ETRUNC, TW_ESHORT (shorter than its layout),
- * TW_EALIGN, TW_EHDRTYPE (reserved type), TW_ESNAPLEN (this_len exceeds the
- * record or total_len). */
+ * TW_EALIGN, TW_EHDRTYPE (reserved type), TW_ESNAPLEN (the snapshot length
+ * word fits neither layout: this_len exceeds the record or total_len).
+ * Snapshot length words are read in the seed's layout (total << 16 | this)
+ * or TI's (this rounded to words << 16 | total), told apart as
+ * docs/wire-format.md says; snap.ti_layout says which. */
 int tw_record_parse(const uint8_t *buf, size_t len, enum tw_endian e, struct tw_record *out);
 
 /* Encode a plain or timestamped record with npayload payload words into

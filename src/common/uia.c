@@ -134,9 +134,10 @@ uint16_t tw_crc16(const void *data, size_t len)
 
 /* ---- packet parsing ------------------------------------------------------ */
 
-static int check_pkt_length(uint32_t type, uint32_t length, size_t len, size_t max_len)
+static int check_pkt_length(uint32_t type, uint32_t length, size_t len, size_t max_len,
+                            int footer)
 {
-  uint32_t min = tw_pkt_hdr_bytes(type) + (type == TW_PKT_INVALID_DATA ? 0 : TW_FOOTER_BYTES);
+  uint32_t min = tw_pkt_hdr_bytes(type) + (footer ? TW_FOOTER_BYTES : 0);
   if (length % 4)
     return TW_EALIGN;
   if (length < min)
@@ -150,6 +151,12 @@ static int check_pkt_length(uint32_t type, uint32_t length, size_t len, size_t m
 
 int tw_pkt_parse(const uint8_t *buf, size_t len, size_t max_len, struct tw_pkt *out)
 {
+  return tw_pkt_parse_ex(buf, len, max_len, 0, out);
+}
+
+int tw_pkt_parse_ex(const uint8_t *buf, size_t len, size_t max_len, unsigned flags,
+                    struct tw_pkt *out)
+{
   if (len < 4)
     return TW_ETRUNC;
   memset(out, 0, sizeof *out);
@@ -160,7 +167,8 @@ int tw_pkt_parse(const uint8_t *buf, size_t len, size_t max_len, struct tw_pkt *
     return TW_EHDRTYPE;
   uint32_t length = tw_pkt_get_length(&out->hdr);
   out->length = length; /* on TW_ETRUNC: what a stream reader waits for */
-  int rc = check_pkt_length(type, length, len, max_len);
+  int footer = type != TW_PKT_INVALID_DATA && !(flags & TW_PKT_NO_FOOTER);
+  int rc = check_pkt_length(type, length, len, max_len, footer);
   if (rc)
     return rc;
   /* length >= hbytes and length <= len: the whole header is in buf */
@@ -181,6 +189,11 @@ int tw_pkt_parse(const uint8_t *buf, size_t len, size_t max_len, struct tw_pkt *
   out->payload = buf + hbytes;
   if (type == TW_PKT_INVALID_DATA)
     return (int)length; /* padding: no footer, nothing to read */
+  if (!footer) {
+    out->footerless = 1;
+    out->payload_len = length - hbytes;
+    return (int)length;
+  }
   if (tw_load_be32(buf + length - 4) != tw_pkt_footer(length))
     return TW_EFOOTER;
   out->payload_len = length - hbytes - TW_FOOTER_BYTES;
@@ -199,6 +212,25 @@ static uint32_t rec_layout_bytes(uint32_t type)
 {
   static const uint8_t bytes[] = { 8, 16, 32, 40 };
   return bytes[type];
+}
+
+/* The snapshot length word, in either layout (docs/wire-format.md,
+ * "Snapshot lengths: the seed's layout and TI's"). room: the record's data
+ * bytes. The seed: total << 16 | this. TI's loggers: this record's data
+ * rounded up to whole words << 16 | total, and that rounded length is
+ * exactly the record's room. TI's is taken where the seed's reading is
+ * impossible (this > total) or could never complete (a record with room
+ * for exactly the rounded total announcing less than that total). */
+static int snap_lengths(uint32_t lens, uint32_t room, struct tw_snap_info *s)
+{
+  uint32_t hi = lens >> 16, lo = lens & 0xFFFFu;
+  int ti = hi == room && (lo > hi || (lo < hi && ((lo + 3u) & ~3u) == hi));
+  s->ti_layout = (uint8_t)ti;
+  s->total_len = (uint16_t)(ti ? lo : hi);
+  s->this_len = (uint16_t)(ti ? hi : lo);
+  if (!ti && (lo > room || lo > hi))
+    return TW_ESNAPLEN;
+  return 0;
 }
 
 int tw_record_parse(const uint8_t *buf, size_t len, enum tw_endian e, struct tw_record *out)
@@ -243,15 +275,33 @@ int tw_record_parse(const uint8_t *buf, size_t len, enum tw_endian e, struct tw_
   s->line = load_word(p + 4, e);
   s->snap_id = load_word(p + 8, e);
   s->address = load_word(p + 12, e);
-  uint32_t lens = load_word(p + 16, e);
-  s->total_len = (uint16_t)(lens >> 16);
-  s->this_len = (uint16_t)lens;
   s->format = load_word(p + 20, e);
-  if (s->this_len > length - hbytes || s->this_len > s->total_len)
+  if (snap_lengths(load_word(p + 16, e), length - hbytes, s) < 0)
     return TW_ESNAPLEN;
   out->payload = p + 24;
   out->payload_len = s->this_len;
   return (int)length;
+}
+
+int tw_records_tile(const uint8_t *payload, size_t len, enum tw_endian e)
+{
+  size_t off = 0;
+  while (off < len) {
+    if (len - off < 4)
+      return TW_ETRUNC;
+    uint32_t w0 = load_word(payload + off, e), type = tw_evhdr_type(w0);
+    uint32_t n = tw_evhdr_length(w0);
+    if (type > TW_REC_SNAPSHOT_TS)
+      return TW_EHDRTYPE;
+    if (n % 4)
+      return TW_EALIGN;
+    if (n < rec_layout_bytes(type))
+      return TW_ESHORT;
+    if (n > len - off)
+      return TW_ETRUNC;
+    off += n;
+  }
+  return 0;
 }
 
 int tw_record_encode(uint32_t *dst, size_t cap_words, uint32_t seq, int with_ts,
@@ -360,15 +410,20 @@ static int reasm_start(struct tw_snap_reasm *r, const struct tw_record *rec)
 static int reasm_append(struct tw_snap_reasm *r, const struct tw_record *rec)
 {
   const struct tw_snap_info *s = &rec->snap;
-  if (s->total_len != r->total || (uint32_t)r->got + s->this_len > r->total) {
+  uint32_t n = s->this_len, left = (uint32_t)r->total - r->got;
+  /* TI's layout counts whole words: the last record's padding may pass the
+   * total (never by a word or more) */
+  if (s->ti_layout && n > left && n - left < 4u)
+    n = left;
+  if (s->total_len != r->total || n > left) {
     r->active = 0;
     r->skip = 1;
     return TW_ESNAPLEN;
   }
-  if (s->this_len)
-    memcpy(r->buf + r->got, rec->payload, s->this_len);
-  r->got = (uint16_t)(r->got + s->this_len);
-  r->next_addr = s->address + s->this_len;
+  if (n)
+    memcpy(r->buf + r->got, rec->payload, n);
+  r->got = (uint16_t)(r->got + n);
+  r->next_addr = s->address + s->this_len; /* TI advances by whole words too */
   if (r->got == r->total) {
     r->active = 0;
     r->complete = 1;

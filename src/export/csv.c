@@ -1,8 +1,10 @@
 /*
  * CSV: a directory with one file per event kind, `<Name>.csv` (the seed
  * name, as `tracewire print` shows it), created when the kind first
- * occurs. Header row: time_ns, endpoint, core, seq, then the kind's field
- * names in vocabulary order, then `marker` for kinds that have markers.
+ * occurs. Header row: time_ns, endpoint, core, seq, time_inferred (1 when
+ * the record had no timestamp and time_ns is the stream's previous timed
+ * record's, else 0), then the kind's field names in vocabulary order, then
+ * `marker` for kinds that have markers.
  * Marker-field values are their constant names (`Lock`), NAME.kind the
  * object kind (`task`), other values decimal (I8..I32 signed; F32 as
  * `tracewire print` writes it: shortest round-trip %g, nan, inf, -inf);
@@ -90,7 +92,7 @@ static int kind_open(struct tw_export *x, struct csv *c, struct csv_kind *k)
   k->owner = 1;
   k->file = k;
   f = k->w.f;
-  fputs("time_ns,endpoint,core,seq", f);
+  fputs("time_ns,endpoint,core,seq,time_inferred", f);
   for (unsigned i = 0; i < d->nfields; i++) {
     fputc(',', f);
     put_cell(f, d->fields[i].name);
@@ -142,8 +144,8 @@ static int csv_event(struct tw_export *x, const struct tw_event *ev)
   if (!k)
     return x->err;
   f = k->file->w.f;
-  fprintf(f, "%llu,%u,%u,%u", (unsigned long long)ev->time_ns, ev->endpoint, ev->instance,
-          ev->seq);
+  fprintf(f, "%llu,%u,%u,%u,%u", (unsigned long long)ev->time_ns, ev->endpoint, ev->instance,
+          ev->seq, (ev->flags & TW_EVENT_TIME_INFERRED) ? 1u : 0u);
   for (unsigned i = 0; i < d->nfields; i++) {
     uint32_t v = i < ev->nvalues ? ev->values[i] : 0;
     const char *e = (int)i == d->marker_field ? tw_event_enum_name(d, v) : NULL;

@@ -170,13 +170,30 @@ uint16_t tw__ctf_class_id(struct tw_export *x, struct ctf *c, const struct tw_ev
                     CTF_CUSTOM_MAX);
     return 0;
   }
-  if (!(c->custom_tsdl[c->ncustom] = tw__ctf_event_tsdl(d, CTF_CUSTOM_BASE + (unsigned)c->ncustom))) {
+  if (!(c->custom_tsdl[c->ncustom] = tw__ctf_event_tsdl(d, CTF_CUSTOM_BASE + (unsigned)c->ncustom, 0))) {
     tw__export_fail(x, TW_ENOMEM, "out of memory");
     return 0;
   }
   c->custom[c->ncustom] = d;
   c->last_custom = d;
   return c->last_custom_id = (uint16_t)(CTF_CUSTOM_BASE + c->ncustom++);
+}
+
+/* The twin class of cls for an event whose time was inferred, declared
+ * (custom kinds: its TSDL made) at first use. */
+static uint16_t inferred_class(struct tw_export *x, struct ctf *c, const struct tw_event_desc *d,
+                               uint16_t cls)
+{
+  if (!(c->inferred_used[cls / 8] >> (cls % 8) & 1)) {
+    size_t i = cls - CTF_CUSTOM_BASE;
+    if (d->module == TW_MOD_CUSTOM &&
+        !(c->custom_tsdl_inferred[i] = tw__ctf_event_tsdl(d, cls, 1))) {
+      tw__export_fail(x, TW_ENOMEM, "out of memory");
+      return 0;
+    }
+    c->inferred_used[cls / 8] |= (uint8_t)(1u << (cls % 8));
+  }
+  return (uint16_t)(cls | CTF_INFERRED_CLASS);
 }
 
 static uint64_t clock_value(struct ctf *c, struct ctf_stream *s, const struct tw_event *ev)
@@ -242,10 +259,13 @@ static int ctf_event(struct tw_export *x, const struct tw_event *ev)
   if (ev->id == TW_EV_SYNC && ev->values[0])
     s->freq = ev->values[0];
   cls = tw__ctf_class_id(x, c, ev->desc);
+  if (!x->err && (ev->flags & TW_EVENT_TIME_INFERRED))
+    cls = inferred_class(x, c, ev->desc, cls);
   if (x->err)
     return x->err;
-  /* worst case: header + 16 words + one string */
-  if (s->len + 10 + 4 * TW_EVENT_MAX_VALUES + STR_MAX > x->cfg.packet_bytes && s->nev &&
+  /* worst case: header, context byte, 16 words and one string */
+  if (s->len + 10 + !!(cls & CTF_INFERRED_CLASS) + 4 * TW_EVENT_MAX_VALUES + STR_MAX >
+          x->cfg.packet_bytes && s->nev &&
       flush_packet(x, c, s) < 0)
     return x->err;
   v = clock_value(c, s, ev);
@@ -254,6 +274,8 @@ static int ctf_event(struct tw_export *x, const struct tw_event *ev)
   p = s->buf + s->len;
   p = put16(p, cls);
   p = put64(p, v);
+  if (cls & CTF_INFERRED_CLASS)
+    *p++ = 1; /* the twin's context: time_inferred */
   p = put_fields(p, ev);
   s->len = (size_t)(p - s->buf);
   s->ts_last = v;
@@ -290,8 +312,10 @@ static void ctf_free(struct tw_export *x)
       tw__wfile_close(x, &c->streams[i].file);
     free(c->streams[i].buf);
   }
-  for (size_t i = 0; i < c->ncustom; i++)
+  for (size_t i = 0; i < c->ncustom; i++) {
     free(c->custom_tsdl[i]);
+    free(c->custom_tsdl_inferred[i]);
+  }
   free(c);
   x->state = NULL;
 }

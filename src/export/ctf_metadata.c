@@ -86,27 +86,31 @@ static void put_field(FILE *f, const struct tw_event_desc *d, unsigned i)
   fputc('\n', f);
 }
 
-static void put_event(FILE *f, const struct tw_event_desc *d, unsigned id)
+static void put_event(FILE *f, const struct tw_event_desc *d, unsigned id, int inferred)
 {
   fputs("event {\n\tname = ", f);
   put_str(f, d->seed_name ? d->seed_name : d->name);
-  fprintf(f, ";\n\tid = %u;\n\tstream_id = 0;\n", id);
+  fprintf(f, ";\n\tid = %u;\n\tstream_id = 0;\n", inferred ? id | CTF_INFERRED_CLASS : id);
   if (d->doc)
     fprintf(f, "\t/* %s: %s */\n", d->name, d->doc);
+  if (inferred)
+    fputs("\t/* the record had no timestamp: the time is the stream's previous timed\n"
+          "\t * record's (tracewire docs/wire-format.md) */\n"
+          "\tcontext := struct {\n\t\tuint8_t _time_inferred;\n\t};\n", f);
   fputs("\tfields := struct {\n", f);
   for (unsigned i = 0; i < d->nfields; i++)
     put_field(f, d, i);
   fputs("\t};\n};\n\n", f);
 }
 
-char *tw__ctf_event_tsdl(const struct tw_event_desc *d, unsigned id)
+char *tw__ctf_event_tsdl(const struct tw_event_desc *d, unsigned id, int inferred)
 {
   char *buf = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
   if (!f)
     return NULL;
-  put_event(f, d, id);
+  put_event(f, d, id, inferred);
   if (fclose(f) != 0) {
     free(buf);
     return NULL;
@@ -161,8 +165,16 @@ int tw__ctf_write_metadata(struct tw_export *x, struct ctf *c)
     return x->err;
   put_header(w.f, x, c);
   for (size_t i = 0; i < tw_event_ndescs; i++)
-    put_event(w.f, &tw_event_descs[i], tw_event_descs[i].id);
+    put_event(w.f, &tw_event_descs[i], tw_event_descs[i].id, 0);
   for (size_t i = 0; i < c->ncustom; i++)
     fputs(c->custom_tsdl[i], w.f);
+  for (size_t i = 0; i < tw_event_ndescs; i++) {
+    unsigned id = tw_event_descs[i].id;
+    if (c->inferred_used[id / 8] >> (id % 8) & 1)
+      put_event(w.f, &tw_event_descs[i], id, 1);
+  }
+  for (size_t i = 0; i < c->ncustom; i++)
+    if (c->custom_tsdl_inferred[i])
+      fputs(c->custom_tsdl_inferred[i], w.f);
   return tw__wfile_close(x, &w);
 }

@@ -524,7 +524,7 @@ static unsigned fill_args(struct timeline *tl, const struct tw_rtos_change *ch,
   const struct tw_event *ev = ch->ev;
   const struct tw_event_desc *d = ev->desc;
   unsigned n = 0;
-  for (unsigned i = 0; i < d->nfields && n + 2 < TL_MAX_ARGS; i++) {
+  for (unsigned i = 0; i < d->nfields && n + 3 < TL_MAX_ARGS; i++) {
     const struct tw_field_desc *f = &d->fields[i];
     uint32_t v = i < ev->nvalues ? ev->values[i] : 0;
     const char *s = NULL, *on;
@@ -564,6 +564,11 @@ static unsigned fill_args(struct timeline *tl, const struct tw_rtos_change *ch,
     a[n].str_len = strlen(a[n].str);
     n++;
   }
+  if (ev->flags & TW_EVENT_TIME_INFERRED) { /* docs/exporters.md */
+    a[n] = (struct tl_arg){"time", "inferred", 0};
+    a[n].str_len = strlen(a[n].str);
+    n++;
+  }
   return n;
 }
 
@@ -584,8 +589,15 @@ static void instant(struct timeline *tl, struct tl_core *c, const struct tw_rtos
   const char *name;
   size_t used;
   load_advance(tl, c, ch->t);
-  if (drawn_as_slices(mn))
+  if (drawn_as_slices(mn)) {
+    if (ch->ev->flags & TW_EVENT_TIME_INFERRED) {
+      /* a slice has no arguments to carry the mark: an instant says it */
+      struct tl_arg a = {"event", ch->ev->desc->seed_name, 0};
+      a.str_len = strlen(a.str);
+      tl->ops->instant(tl->b, ch->t, &c->t_core, "time inferred", &a, 1, 0, 0);
+    }
     return;
+  }
   if (ch->task && mn && mn->act != TW_ACT_NAME)
     where = task_track(tl, ch->task, 0);
   else

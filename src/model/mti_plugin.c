@@ -5,7 +5,11 @@
  * The ABI check reads the data symbol tw_mti_plugin_abi before any
  * function of the library is called: a plugin built for another revision
  * could have tables of another shape, and calling into it is exactly what
- * the check exists to prevent.
+ * the check exists to prevent. A plugin written to the seed (003: "the
+ * entry point and only function of a trace plugin" is GetCAInterface)
+ * exports no stamp: it is loaded, and the MTI's own versioning (interface
+ * names and revisions through ObtainInterface) is all the checking there is,
+ * as in the Fast Models it was written for. A stamp that is there must match.
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -42,9 +46,12 @@ static int check_abi(void *dl, const char *path, char *err, size_t errcap)
 {
   const struct tw_mti_plugin_abi *abi = dlsym(dl, TW_MTI_PLUGIN_ABI_SYMBOL);
   if (!abi) {
+    if (dlsym(dl, TW_MTI_PLUGIN_ENTRY_SYMBOL))
+      return 0; /* a seed plugin: GetCAInterface only (see the top) */
     tw__mti_msg(err, errcap,
-                "%s: not a tracewire MTI plugin (no symbol %s; build it with "
-                "TW_MTI_PLUGIN_EXPORT)", path, TW_MTI_PLUGIN_ABI_SYMBOL);
+                "%s: not an MTI plugin (no symbol %s, nor %s; build it with "
+                "TW_MTI_PLUGIN_EXPORT)", path, TW_MTI_PLUGIN_ENTRY_SYMBOL,
+                TW_MTI_PLUGIN_ABI_SYMBOL);
     return TW_EABI;
   }
   if (abi->magic != TW_MTI_ABI_MAGIC) {

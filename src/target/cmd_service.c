@@ -18,6 +18,14 @@
 
 #define BODY_MAX (TW_CFG_CMD_MAX_BYTES - TW_MSG_HDR_BYTES - TW_FOOTER_BYTES)
 
+static void put_word(uint8_t *p, enum tw_endian e, uint32_t v)
+{
+  if (e == TW_ENDIAN_BIG)
+    tw_store_be32(p, v);
+  else
+    tw_store_le32(p, v);
+}
+
 /* ---- replies ------------------------------------------------------------- */
 
 static int rq_full(const struct tw_cmd *c)
@@ -45,23 +53,27 @@ int tw_cmd_poll(struct tw_cmd *c)
   return (int)c->rq_count;
 }
 
-/* Image of a reply to m: header echoing m, body, footer. Returns bytes. */
+/* Image of a reply to m: header echoing m, body, and a footer if m had
+ * one; the body in m's byte order (an echo is m's own bytes). Returns
+ * bytes. */
 static uint32_t build(const struct tw_cmd *c, const struct tw_cmd_msg *m,
                       const struct tw_cmd_reply *r, uint32_t *img)
 {
   size_t blen = r->body_len > BODY_MAX ? BODY_MAX : r->body_len;
-  uint32_t len = (uint32_t)(TW_MSG_HDR_BYTES + ((blen + 3) & ~(size_t)3) + TW_FOOTER_BYTES);
+  uint32_t footer = m->footerless ? 0u : TW_FOOTER_BYTES;
+  uint32_t len = (uint32_t)(TW_MSG_HDR_BYTES + ((blen + 3) & ~(size_t)3) + footer);
   uint8_t *p = (uint8_t *)img;
 
-  tw_pkt_init_msg((tw_pkt_hdr *)img, TW_ENDIAN_NATIVE, r->type, len, m->service, m->seq,
+  tw_pkt_init_msg((tw_pkt_hdr *)img, m->endian, r->type, len, m->service, m->seq,
                   m->cmd_id, m->tag, m->src, c->endpoint);
   memset(p + TW_MSG_HDR_BYTES, 0, len - TW_MSG_HDR_BYTES);
   if (r->echo)
     memcpy(p + TW_MSG_HDR_BYTES, r->echo, blen);
   else
     for (size_t i = 0; i < blen / 4; i++)
-      tw_store_be32(p + TW_MSG_HDR_BYTES + 4 * i, r->body[i]);
-  tw_store_be32(p + len - 4, tw_pkt_footer(len));
+      put_word(p + TW_MSG_HDR_BYTES + 4 * i, m->endian, r->body[i]);
+  if (footer)
+    tw_store_be32(p + len - 4, tw_pkt_footer(len));
   return len;
 }
 
@@ -176,7 +188,7 @@ static void logger_service(void *ctx, const struct tw_cmd_msg *m, struct tw_cmd_
     result(r, 1);
     break;
   case TW_LCMD_SET_MASK: {
-    uint32_t mask = tw_load_be32(m->body);
+    uint32_t mask = tw_cmd_body_word(m, 0);
     if (!mask_known(mask)) {
       set_bad_data(r, m);
       break;
@@ -252,15 +264,35 @@ static const struct tw_cmd_service *find(const struct tw_cmd *c, uint16_t id)
   return NULL;
 }
 
-static int length_ok(const uint8_t *b, size_t len, uint32_t mlen)
+/* Body bytes of a command of len bytes whose length field says mlen, and
+ * whether it came with a footer (*footerless 0) or without one, as TI's
+ * hosts send it (1); -1 for a length no command can have. A command whose
+ * last word is the footer for its length has one: a footer-less body whose
+ * last word happens to be that value reads as one word shorter (1 in 2^32
+ * for an arbitrary word; docs/commands.md). */
+static long body_bytes(const uint8_t *b, size_t len, uint32_t mlen, int *footerless)
 {
-  return mlen == len && mlen % 4 == 0 && mlen >= TW_MSG_HDR_BYTES + TW_FOOTER_BYTES &&
-         mlen <= TW_CFG_CMD_MAX_BYTES && tw_load_be32(b + mlen - 4) == tw_pkt_footer(mlen);
+  if (mlen != len || mlen % 4 || mlen < TW_MSG_HDR_BYTES || mlen > TW_CFG_CMD_MAX_BYTES)
+    return -1;
+  *footerless = !(mlen >= TW_MSG_HDR_BYTES + TW_FOOTER_BYTES &&
+                  tw_load_be32(b + mlen - 4) == tw_pkt_footer(mlen));
+  return (long)(mlen - TW_MSG_HDR_BYTES - (*footerless ? 0u : TW_FOOTER_BYTES));
+}
+
+size_t tw_cmd_frame(const uint8_t *b, size_t avail)
+{
+  if (avail < 4)
+    return 0;
+  uint32_t w1 = tw_load_be32(b);
+  uint32_t len = (w1 >> 16) & 0x7FFu;
+  if (w1 >> 28 != TW_PKT_MSG || len < TW_MSG_HDR_BYTES || len % 4 || len > TW_CFG_CMD_MAX_BYTES)
+    return 0;
+  return len;
 }
 
 static void flowctrl(struct tw_cmd *c, const struct tw_cmd_msg *m, struct tw_cmd_reply *r)
 {
-  int32_t level = m->body_len == 4 ? (int32_t)tw_load_be32(m->body) : 0;
+  int32_t level = m->body_len == 4 ? (int32_t)tw_cmd_body_word(m, 0) : 0;
   if (m->body_len != 4 || level < TW_FLOWCTRL_MIN || level > TW_FLOWCTRL_MAX) {
     set_bad_data(r, m);
     reply(c, m, r);
@@ -292,22 +324,25 @@ int tw_cmd_receive(struct tw_cmd *c, const void *pkt, size_t len)
     return 0;
   }
   uint32_t mlen = tw_pkt_get_msg_length(&h);
+  int footerless = 0;
+  long blen = body_bytes(b, len, mlen, &footerless);
   struct tw_cmd_msg m = {
-    (uint16_t)tw_pkt_get_service_id(&h), (uint16_t)tw_pkt_get_cmd_id(&h),
-    (uint16_t)tw_pkt_get_seq(&h), (uint16_t)tw_pkt_get_src(&h), (uint16_t)dest,
-    tw_pkt_get_tag(&h), b + TW_MSG_HDR_BYTES, 0,
+    .service = (uint16_t)tw_pkt_get_service_id(&h), .cmd_id = (uint16_t)tw_pkt_get_cmd_id(&h),
+    .seq = (uint16_t)tw_pkt_get_seq(&h), .src = (uint16_t)tw_pkt_get_src(&h),
+    .dest = (uint16_t)dest, .tag = tw_pkt_get_tag(&h), .body = b + TW_MSG_HDR_BYTES,
+    .endian = (enum tw_endian)tw_pkt_get_endian(&h), .footerless = footerless,
   };
   struct tw_cmd_reply r;
   memset(&r, 0, sizeof r);
 
   tw_cmd_poll(c); /* earlier replies first */
   c->cmds++;
-  if (!length_ok(b, len, mlen)) {
+  if (blen < 0) {
     set_nack(&r, TW_NACK_BAD_MESSAGE_LENGTH);
   } else if (m.src == TW_ADDR_BROADCAST || m.src == c->endpoint) {
     set_nack(&r, TW_NACK_BAD_ENDPOINT_ADDRESS);
   } else {
-    m.body_len = mlen - TW_MSG_HDR_BYTES - TW_FOOTER_BYTES;
+    m.body_len = (size_t)blen;
     if (type == TW_MSG_FLOWCTRL) {
       flowctrl(c, &m, &r);
       return 0;

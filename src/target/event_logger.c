@@ -2,20 +2,25 @@
  * The event logger ring: many producers (threads and interrupt handlers),
  * one consumer, variable-size events, no locks on the put path.
  *
- * Layout. A power-of-two ring of 32-bit words addressed by free-running
- * 32-bit indices (head, tail) that wrap naturally; `i & mask` is the slot,
- * `head - tail` the words in use (Zephyr ring buffer / kfifo style, so the
- * full and empty states need no spare slot). An event occupies
+ * Layout. A ring of `cap` 32-bit words, any size from 2 to 2^30 words
+ * (seed 004 takes any buffer size; a power of two is not required). head
+ * and tail are "mirror" indices in [0, 2 * cap): slot(i) is i or i - cap,
+ * the words in use are head - tail (plus 2 * cap when head < tail), so the
+ * full and empty states need no spare slot (head == tail is empty, a
+ * difference of cap is full). Every wrap is a compare and a subtract,
+ * never a modulo (a division on Cortex-M), and an event that does not
+ * cross the end of the buffer (nearly all) is written with plain
+ * consecutive stores. An event occupies
  *     header | [drops] | [wraps] | data[0..size-1]
  * header = id << 16 | ext << 8 | size, with size >= 1 so a committed
- * header is never 0, and ext bit 0 / bit 1 announcing the optional exact
+ * header is never 0, and ext bits announcing the optional exact
  * drop-count and wraps words. Words of the ring are 0 whenever they are
  * free: init zeroes them and the consumer zeroes each event it retires.
  *
- * Put. (1) Reserve: CAS head from h to h + need provided
- * h + need - tail <= capacity. (2) Write the extension and data words with
- * plain stores; nobody else reads them yet. (3) Commit: store the header
- * with release. A producer preempted (by an interrupt or the scheduler)
+ * Put. (1) Reserve: CAS head from h to h + need (wrapped) provided
+ * used + need <= cap. (2) Write the extension and data words with plain
+ * stores; nobody else reads them yet. (3) Commit: store the header with
+ * release. A producer preempted (by an interrupt or the scheduler)
  * between (1) and (3) leaves a 0 header: the consumer stops there and
  * events reserved later wait behind it, so FIFO order is reservation order
  * and a half-written event is never read.
@@ -41,21 +46,29 @@
  *    drops_pending; the next put that finds it nonzero exchanges it for 0
  *    and carries it in its drops word. Every drop lands in exactly one
  *    event or stays pending (visible in the stats): retrieved + dropped ==
- *    produced holds exactly.
+ *    produced holds exactly. An event that fills the whole ring has no
+ *    room for a drops word, yet it must carry the count like any other
+ *    (the seed's ring keeps it in the header): it puts the count in
+ *    whole_drops instead. Only an event reserved in an empty ring can fill
+ *    it, and no other event can be reserved until the consumer retires
+ *    it, so that one field is owned exactly like the ring's words (written
+ *    before the header's release, read after its acquire, zeroed and free
+ *    again after the tail's release); the consumer reads it for every
+ *    event without a drops word, and it is 0 for all but that one.
  *
  * Cost: the common put is one relaxed load, one acquire load, one CAS,
  * n + 1 stores and one load. Speed-optimised builds (hosts) also get a
  * specialised tw_logger_put for that common case, with the rare cases
- * (bad arguments, pending drops, a full ring, a sleeping consumer) out of
- * line; -Os builds keep the one general path. Where a 32-bit CAS is not lock-free
- * (Cortex-M0) TW_CFG_LOGGER_CRITICAL does the same steps under
- * tw_port_irq_lock().
+ * (bad arguments, pending drops, a full ring, a sleeping consumer, an event
+ * across the buffer end) out of line; -Os builds keep the one general path.
+ * Where a 32-bit CAS is not lock-free (Cortex-M0) TW_CFG_LOGGER_CRITICAL
+ * does the same steps under tw_port_irq_lock().
  */
 #include "tracewire/logger.h"
 #include "tracewire/port.h"
 
-#define HDR_DROPS 0x100u
-#define HDR_WRAPS 0x200u
+#define HDR_DROPS 0x100u       /* a drops word follows the header */
+#define HDR_WRAPS 0x200u       /* a wraps word follows */
 
 #define LOAD(p, mo)      __atomic_load_n((p), __ATOMIC_##mo)
 #define STORE(p, v, mo)  __atomic_store_n((p), (v), __ATOMIC_##mo)
@@ -79,10 +92,44 @@ static void add(uint32_t *p, uint32_t v)
 #define add(p, v)  ((void)__atomic_fetch_add((p), (v), __ATOMIC_RELAXED))
 #endif
 
+/* ---- mirror indices (see the top): compares and subtracts, no modulo ---- */
+
+/* The buffer slot of index i in [0, 2 cap). */
+static inline uint32_t slot(uint32_t cap, uint32_t i)
+{
+  return i >= cap ? i - cap : i;
+}
+
+/* Index i advanced by n <= cap words, in [0, 2 cap) again. */
+static inline uint32_t advance(uint32_t cap, uint32_t i, uint32_t n)
+{
+  uint32_t j = i + n - 2u * cap; /* < 2 cap <= 2^31 either way: the sign decides */
+  return (int32_t)j < 0 ? i + n : j;
+}
+
+/* Words in use between tail t and head h. |h - t| < 2 cap <= 2^31, so the
+ * sign of the difference says whether head went round first. */
+static inline uint32_t used(uint32_t cap, uint32_t h, uint32_t t)
+{
+  uint32_t u = h - t;
+  return (int32_t)u < 0 ? u + 2u * cap : u;
+}
+
+/* The buffer slot after slot k. */
+static inline uint32_t step(uint32_t cap, uint32_t k)
+{
+  return k + 1u == cap ? 0u : k + 1u;
+}
+
+/* The buffer slot `off` words after slot s (off < cap: within one event). */
+static inline uint32_t at(uint32_t cap, uint32_t s, uint32_t off)
+{
+  return slot(cap, s + off);
+}
+
 int tw_logger_init(struct tw_logger *l, uint32_t *buffer, uint32_t words)
 {
-  if (!l || !buffer || words < 2 || words > 0x80000000u ||
-      (words & (words - 1)))
+  if (!l || !buffer || words < 2 || words > TW_LOGGER_MAX_WORDS)
     return TW_EINVAL;
   for (uint32_t i = 0; i < words; i++)
     buffer[i] = 0;
@@ -98,13 +145,13 @@ void tw__logger_reject(struct tw_logger *l)
 /* Claim [h, h + need) or return 0 with *h unchanged in meaning. */
 static int reserve(struct tw_logger *l, uint32_t *h, uint32_t need)
 {
-  uint32_t cap = l->mask + 1u;
+  uint32_t cap = l->cap;
 #if TW_CFG_LOGGER_CRITICAL
   uint32_t key = tw_port_irq_lock();
   *h = LOAD(&l->head, RELAXED);
-  int ok = *h + need - LOAD(&l->tail, ACQUIRE) <= cap;
+  int ok = used(cap, *h, LOAD(&l->tail, ACQUIRE)) + need <= cap;
   if (ok)
-    STORE(&l->head, *h + need, SEQ_CST);
+    STORE(&l->head, advance(cap, *h, need), SEQ_CST);
   tw_port_irq_unlock(key);
   return ok;
 #else
@@ -112,9 +159,9 @@ static int reserve(struct tw_logger *l, uint32_t *h, uint32_t need)
   do {
     /* acquire: the consumer finished with (and zeroed) the words below
      * tail before we may overwrite them */
-    if (*h + need - LOAD(&l->tail, ACQUIRE) > cap)
+    if (used(cap, *h, LOAD(&l->tail, ACQUIRE)) + need > cap)
       return 0;
-  } while (!__atomic_compare_exchange_n(&l->head, h, *h + need, 1,
+  } while (!__atomic_compare_exchange_n(&l->head, h, advance(cap, *h, need), 1,
                                         __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
   return 1;
 #endif
@@ -123,38 +170,40 @@ static int reserve(struct tw_logger *l, uint32_t *h, uint32_t need)
 int tw__logger_put(struct tw_logger *l, uint16_t id, const uint32_t *first,
                    const uint32_t *data, uint32_t n, uint32_t wraps)
 {
-  uint32_t size = n + (first != 0);
+  uint32_t size = n + (first != 0), cap = l->cap;
   uint32_t hdr = (uint32_t)id << 16 | size;
   uint32_t need = 1u + size + (wraps != 0), drops = 0, h;
 
-  if (size - 1u >= TW_LOGGER_MAX_DATA || need > l->mask + 1u) {
+  if (size - 1u >= TW_LOGGER_MAX_DATA || need > cap) {
     tw__logger_reject(l);
     return TW_ETOOBIG;
   }
-  /* Claim pending drops only when the drops word can ever fit. */
-  if (LOAD(&l->drops_pending, RELAXED) && need < l->mask + 1u &&
-      (drops = xchg(&l->drops_pending, 0u)) != 0)
-    need++;
+  if (LOAD(&l->drops_pending, RELAXED) && (drops = xchg(&l->drops_pending, 0u)) != 0) {
+    if (need < cap) { /* else the event fills the ring: see the top */
+      need++;
+      hdr |= HDR_DROPS;
+    }
+  }
   if (!reserve(l, &h, need)) {
     add(&l->drops_pending, drops + 1u);
     add(&l->drops_total, 1u);
     return TW_ENOSPC;
   }
-  uint32_t *b = l->buf, m = l->mask, i = h + 1u;
-  if (drops) {
-    b[i++ & m] = drops;
-    hdr |= HDR_DROPS;
-  }
+  uint32_t *b = l->buf, s = slot(cap, h), k = s;
+  if (hdr & HDR_DROPS)
+    b[k = step(cap, k)] = drops;
+  else if (drops)
+    l->whole_drops = drops; /* ours until the consumer retires the event */
   if (wraps) {
-    b[i++ & m] = wraps;
+    b[k = step(cap, k)] = wraps;
     hdr |= HDR_WRAPS;
   }
   if (first)
-    b[i++ & m] = *first;
-  for (uint32_t k = 0; k < n; k++)
-    b[i++ & m] = data[k];
+    b[k = step(cap, k)] = *first;
+  for (uint32_t i = 0; i < n; i++)
+    b[k = step(cap, k)] = data[i];
   /* release: the words above are visible before the consumer sees hdr */
-  STORE(&b[h & m], hdr, RELEASE);
+  STORE(&b[s], hdr, RELEASE);
   /* seq_cst: pairs with the consumer's waiting store (see top) */
   if (LOAD(&l->waiting, SEQ_CST) && xchg(&l->waiting, 0u))
     tw__wake(&l->waiting);
@@ -183,10 +232,11 @@ COLD static int put_checked(struct tw_logger *l, uint16_t id,
 
 #if HOST_FAST_PUT
 /* Hosts (speed over size): the common put, specialised, with every rare
- * case (bad arguments, pending drops, full ring, a sleeping consumer) left
- * to the general path. Same protocol, fewer registers to save: on x86
- * every store queued before the CAS must drain before it runs. -Os builds
- * (targets) keep the single general path. */
+ * case (bad arguments, pending drops, full ring, an event across the
+ * buffer's end, a sleeping consumer) left to the general path. Same
+ * protocol, fewer registers to save: on x86 every store queued before the
+ * CAS must drain before it runs. -Os builds (targets) keep the single
+ * general path. */
 COLD static void wake(struct tw_logger *l)
 {
   if (xchg(&l->waiting, 0u))
@@ -199,18 +249,20 @@ int tw_logger_put(struct tw_logger *l, uint16_t id, const uint32_t *data,
   if (!l || !data || n - 1u >= TW_LOGGER_MAX_DATA ||
       LOAD(&l->drops_pending, RELAXED))
     return put_checked(l, id, data, n);
-  uint32_t m = l->mask, h = LOAD(&l->head, RELAXED);
+  uint32_t need = 1u + n, h = LOAD(&l->head, RELAXED), nh;
   do {
-    /* acquire: as in reserve() */
-    if (h + 1u + n - LOAD(&l->tail, ACQUIRE) > m + 1u)
-      return put_checked(l, id, data, n); /* full or too big: counted there */
-  } while (!__atomic_compare_exchange_n(&l->head, &h, h + 1u + n, 1,
+    uint32_t cap = l->cap, t = LOAD(&l->tail, ACQUIRE); /* acquire: as in reserve() */
+    if (used(cap, h, t) + need > cap || slot(cap, h) + need > cap)
+      return put_checked(l, id, data, n); /* full, too big or across the end */
+    nh = h + need; /* within 2 cap: the event does not cross the end */
+    nh = nh == 2u * cap ? 0u : nh;
+  } while (!__atomic_compare_exchange_n(&l->head, &h, nh, 1,
                                         __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
-  uint32_t *b = l->buf;
+  uint32_t *b = l->buf + slot(l->cap, h);
   for (uint32_t k = 0; k < n; k++)
-    b[(h + 1u + k) & m] = data[k];
+    b[1u + k] = data[k];
   /* release: as in tw__logger_put */
-  STORE(&b[h & m], (uint32_t)id << 16 | n, RELEASE);
+  STORE(b, (uint32_t)id << 16 | n, RELEASE);
   if (LOAD(&l->waiting, SEQ_CST))
     wake(l);
   return 0;
@@ -227,12 +279,20 @@ int tw_logger_put(struct tw_logger *l, uint16_t id, const uint32_t *data,
 static uint32_t peek(struct tw_logger *l, uint32_t t)
 {
   /* acquire: pairs with the producer's release of the header */
-  return LOAD(&l->buf[t & l->mask], ACQUIRE);
+  return LOAD(&l->buf[slot(l->cap, t)], ACQUIRE);
 }
 
 static uint32_t event_words(uint32_t hdr)
 {
-  return 1u + (hdr & 0xFFu) + !!(hdr & HDR_DROPS) + !!(hdr & HDR_WRAPS);
+  return 1u + (hdr & 0xFFu) + (hdr >> 8 & 1u) + (hdr >> 9 & 1u); /* HDR_DROPS, HDR_WRAPS */
+}
+
+/* The word after slot *k, which the consumer retires as it reads it. */
+static uint32_t take(uint32_t *b, uint32_t cap, uint32_t *k)
+{
+  uint32_t *w = &b[*k = step(cap, *k)], v = *w;
+  *w = 0u;
+  return v;
 }
 
 int tw_logger_get(struct tw_logger *l, struct tw_logger_rec *rec,
@@ -240,28 +300,31 @@ int tw_logger_get(struct tw_logger *l, struct tw_logger_rec *rec,
 {
   if (!l || !rec || !buf || !cap)
     return TW_EINVAL;
-  uint32_t t = l->tail, m = l->mask, *b = l->buf;
-  uint32_t hdr = peek(l, t), i = t + 1u;
+  uint32_t t = l->tail, c = l->cap, *b = l->buf, s = slot(c, t), k = s;
+  uint32_t hdr = peek(l, t);
   if (!hdr)
     return 0;
-  uint32_t dropped = hdr & HDR_DROPS ? b[i++ & m] : 0u;
+  uint32_t size = hdr & 0xFFu;
   rec->id = (uint16_t)(hdr >> 16);
-  rec->size = (uint16_t)(hdr & 0xFFu);
-  rec->wraps = hdr & HDR_WRAPS ? b[i++ & m] : 0u;
-  /* the drops are reported once, with the event itself */
-  rec->dropped = 0;
-  if (rec->size > cap)
+  rec->size = (uint16_t)size;
+  if (size > cap) {
+    rec->dropped = 0; /* the drops are reported once, with the event itself */
     return TW_EMSGSIZE;
-  rec->dropped = dropped;
-  for (uint32_t k = 0; k < rec->size; k++)
-    buf[k] = b[i++ & m];
-  for (uint32_t k = t + 1u; k != i; k++)
-    b[k & m] = 0u;
-  STORE(&b[t & m], 0u, RELAXED);
-  /* release: our reads and zeroing happen before producers reuse words */
-  STORE(&l->tail, i, RELEASE);
+  }
+  /* every word is zeroed as it is read (a loop of its own would become a
+   * memset call, dearer than the few words of an event). whole_drops is 0
+   * unless this event fills the ring and carries drops (see the top) */
+  rec->dropped = hdr & HDR_DROPS ? take(b, c, &k) : l->whole_drops;
+  l->whole_drops = 0u;
+  rec->wraps = hdr & HDR_WRAPS ? take(b, c, &k) : 0u;
+  for (uint32_t i = 0; i < size; i++)
+    buf[i] = take(b, c, &k);
+  STORE(&b[s], 0u, RELAXED);
+  /* release: our reads and zeroing happen before producers reuse words
+   * (whole_drops too) */
+  STORE(&l->tail, advance(c, t, event_words(hdr)), RELEASE);
   l->retrieved++;
-  return rec->size;
+  return (int)size;
 }
 
 int tw_logger_get_wait(struct tw_logger *l, struct tw_logger_rec *rec,
@@ -299,24 +362,30 @@ uint32_t tw_logger_take_drops(struct tw_logger *l)
 
 void tw_logger_stats(struct tw_logger *l, struct tw_logger_stats *st)
 {
-  uint32_t t = l->tail, queued = 0, hdr;
-  uint32_t head = LOAD(&l->head, ACQUIRE);
-  while (t != head && (hdr = peek(l, t)) != 0) {
+  uint32_t cap = l->cap, s = slot(cap, l->tail), queued = 0, hdr;
+  uint32_t u = used(cap, LOAD(&l->head, ACQUIRE), l->tail);
+  for (uint32_t w = 0; w < u && (hdr = LOAD(&l->buf[at(cap, s, w)], ACQUIRE)) != 0;
+       w += event_words(hdr))
     queued++;
-    t += event_words(hdr);
-  }
   st->retrieved = l->retrieved;
   st->puts = l->retrieved + queued;
   st->drops = LOAD(&l->drops_total, RELAXED);
   st->rejects = LOAD(&l->rejects, RELAXED);
   st->pending_drops = LOAD(&l->drops_pending, RELAXED);
-  st->used_words = head - l->tail;
-  st->capacity = l->mask + 1u;
+  st->used_words = u;
+  st->capacity = cap;
 }
 
 void tw_logger_stats_reset(struct tw_logger *l)
 {
   l->retrieved = 0;
-  xchg(&l->drops_total, 0u);
+#if TW_CFG_LOGGER_CRITICAL
+  xchg(&l->drops_total, 0u); /* under the lock, as the adds are */
   xchg(&l->rejects, 0u);
+#else
+  /* a store: the old value is not wanted, and a producer's atomic add
+   * lands wholly before or after it, as with an exchange (less code) */
+  STORE(&l->drops_total, 0u, RELAXED);
+  STORE(&l->rejects, 0u, RELAXED);
+#endif
 }

@@ -3,7 +3,8 @@
  * native API. What the seed leaves open is decided in docs/logger.md
  * ("Seed compatibility"): 8-bit dropped counts saturate at 255, bad
  * arguments make void calls no-ops and gets return 0, -EMSGSIZE is
- * -TW_CFG_EMSGSIZE, a non-power-of-two init size is rounded down.
+ * -TW_CFG_EMSGSIZE. As the seed's original: any init size is used whole,
+ * and an event larger than the ring is a drop told with the next event.
  */
 #include "tracewire/compat/event_logger.h"
 
@@ -16,8 +17,6 @@ void sys_event_logger_init(struct event_logger *logger,
 {
   if (!logger)
     return;
-  while (buffer_size & (buffer_size - 1u))
-    buffer_size &= buffer_size - 1u;
   if (tw_logger_init(&logger->tw, logger_buffer, buffer_size))
     logger->tw = (struct tw_logger)TW_LOGGER_INITIALIZER(dead_ring, 1u);
 }
@@ -25,7 +24,15 @@ void sys_event_logger_init(struct event_logger *logger,
 void sys_event_logger_put(struct event_logger *logger, uint16_t event_id,
                           uint32_t *event_data, uint8_t data_size)
 {
-  if (logger)
+  if (!logger)
+    return;
+  if (!event_data || !data_size || logger->tw.buf == dead_ring) {
+    (void)tw_logger_put(&logger->tw, event_id, event_data, data_size); /* a reject */
+    return;
+  }
+  if (1u + data_size > logger->tw.cap)
+    tw__logger_drop(&logger->tw); /* never fits: a drop, as in the original */
+  else
     (void)tw_logger_put(&logger->tw, event_id, event_data, data_size);
 }
 
@@ -100,12 +107,12 @@ int sys_k_must_log_event(int event_type)
 void sys_k_event_logger_put(uint16_t event_id, uint32_t *event_data,
                             uint8_t data_size)
 {
-  (void)tw_klog_put(event_id, event_data, data_size);
+  (void)tw__klog_put_seed(event_id, event_data, data_size, 0);
 }
 
 void sys_k_event_logger_put_timed(uint16_t event_id)
 {
-  (void)tw_klog_put_timed(event_id, 0, 0u);
+  (void)tw__klog_put_seed(event_id, 0, 0u, 1);
 }
 
 int sys_k_event_logger_get(uint16_t *event_id, uint8_t *dropped,

@@ -8,9 +8,8 @@
 #include "tracewire/klog.h"
 #include "tracewire/port.h"
 
-_Static_assert(TW_CFG_KLOG_CAPACITY >= 2 &&
-               (TW_CFG_KLOG_CAPACITY & (TW_CFG_KLOG_CAPACITY - 1)) == 0,
-               "TW_CFG_KLOG_CAPACITY must be a power of two >= 2");
+_Static_assert(TW_CFG_KLOG_CAPACITY >= 2 && TW_CFG_KLOG_CAPACITY <= TW_LOGGER_MAX_WORDS,
+               "TW_CFG_KLOG_CAPACITY must be 2..TW_LOGGER_MAX_WORDS words");
 
 #define BUILD_SET ((TW_CFG_KLOG_CONTEXT_SWITCH ? 1u : 0u) |                    \
                    (TW_CFG_KLOG_INTERRUPT ? 2u : 0u) |                          \
@@ -155,6 +154,42 @@ int tw_klog_put_timed(uint16_t id, const uint32_t *data, uint32_t n)
   int r = check_custom(id, data, n);
   uint32_t ts = tw_klog_timestamp();
   return r ? r : tw__logger_put(tw_klog_here(), id, &ts, data, n, 0u);
+}
+
+/* The seed's policy for an event that can never fit (seed 004's original):
+ * a drop, told with the next event. Here rather than in the ring core,
+ * whose native put refuses such an event; any context. */
+void tw__logger_drop(struct tw_logger *l)
+{
+#if TW_CFG_LOGGER_CRITICAL
+  uint32_t key = tw_port_irq_lock();
+  __atomic_store_n(&l->drops_pending, __atomic_load_n(&l->drops_pending, __ATOMIC_RELAXED) + 1u,
+                   __ATOMIC_RELAXED);
+  __atomic_store_n(&l->drops_total, __atomic_load_n(&l->drops_total, __ATOMIC_RELAXED) + 1u,
+                   __ATOMIC_RELAXED);
+  tw_port_irq_unlock(key);
+#else
+  __atomic_fetch_add(&l->drops_pending, 1u, __ATOMIC_RELAXED);
+  __atomic_fetch_add(&l->drops_total, 1u, __ATOMIC_RELAXED);
+#endif
+}
+
+int tw__klog_put_seed(uint16_t id, const uint32_t *data, uint32_t n, int timed)
+{
+  struct tw_logger *l = tw_klog_here();
+  int r = check_custom(id, data, n);
+  if (!r && !n && !timed) {
+    tw__logger_reject(l);
+    r = TW_EINVAL;
+  }
+  if (r)
+    return r;
+  if (1u + (timed != 0) + n > l->cap) {
+    tw__logger_drop(l); /* never fits: a drop, as in the original */
+    return TW_ENOSPC;
+  }
+  uint32_t ts = timed ? tw_klog_timestamp() : 0u;
+  return tw__logger_put(l, id, timed ? &ts : 0, data, n, 0u);
 }
 
 static void put_stamped(uint16_t id, uint32_t value)

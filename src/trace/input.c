@@ -90,6 +90,10 @@ static void on_chunk(void *ctx, const struct tw_twt_chunk *c, int err, const cha
     if (!src->uri[0])
       snprintf(src->uri, sizeof src->uri, "%.*s", (int)c->len, (const char *)c->data);
     break;
+  case TW_TWT_FRAMING: /* before the source's data: the reader has read none */
+    if (c->len >= 4 && (tw_load_le32(c->data) & TW_TWT_FRAMING_FOOTERLESS))
+      tw_reader_set_footerless(src->r);
+    break;
   case TW_TWT_INFO:
     if (c->len >= 4 * TW_INFO_WORDS) {
       for (unsigned i = 0; i < TW_INFO_WORDS; i++)

@@ -206,6 +206,9 @@ int tw_twt_indexer_chunk(struct tw_twt_indexer *ix, const struct tw_twt_chunk *c
     else if (c->type == TW_TWT_INFO && c->len >= 4 * TW_INFO_WORDS)
       tw_decoder_set_freq(s->d, (uint16_t)tw_load_be32(c->data + 4 * TW_INFO_ENDPOINT),
                           tw_load_be32(c->data + 4 * TW_INFO_TS_FREQ_HZ));
+    else if (c->type == TW_TWT_FRAMING && c->len >= 4 &&
+             (tw_load_le32(c->data) & TW_TWT_FRAMING_FOOTERLESS))
+      tw_reader_set_footerless(s->r); /* as readers do (input.c): before any data */
   }
   if (c->type == TW_TWT_DATA) {
     ix->since += c->len;
@@ -568,7 +571,7 @@ static int parse_point(struct tw_twt_index *ix, const struct tw_twt_chunk *c,
     r->last_ns = get64(p + 40);
     r->state_len = tw_load_le32(p + 48);
     r->state = p + 52;
-    if (r->id != ix->ids[i] || r->in_sync > 1 || r->resume < r->soff ||
+    if (r->id != ix->ids[i] || r->in_sync > 7 || r->resume < r->soff ||
         r->state_len > (size_t)(end - p - 52))
       goto bad;
     p += 52 + r->state_len;

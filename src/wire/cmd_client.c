@@ -56,7 +56,7 @@ int tw_cmd_client_msg(struct tw_cmd_client *c, const struct tw_pkt *pkt)
   if (r->nbody > sizeof r->body / sizeof r->body[0])
     r->nbody = sizeof r->body / sizeof r->body[0];
   for (size_t i = 0; i < r->nbody; i++)
-    r->body[i] = tw_load_be32(pkt->payload + 4 * i);
+    r->body[i] = tw_pkt_word(pkt, i); /* in the order the E bit announces */
   r->nack = type == TW_MSG_NACK_WITH_ERROR_CODE && r->nbody ? r->body[0] : 0;
   if (c->dest == TW_ADDR_BROADCAST)
     c->dest = (uint16_t)tw_pkt_get_src(h); /* the target's address, learnt */
@@ -65,24 +65,29 @@ int tw_cmd_client_msg(struct tw_cmd_client *c, const struct tw_pkt *pkt)
   return 1;
 }
 
+/* A command: E = big-endian and a big-endian body (network order, the
+ * seed's rule for message bodies, which every target reads right: TI's by
+ * the E bit, older tracewire ones always), a footer unless c->footerless. */
 static int send_cmd(struct tw_cmd_client *c, const uint32_t *body, size_t nbody)
 {
   uint8_t msg[TW_MSG_MAX_BYTES + 1];
-  size_t len = TW_MSG_HDR_BYTES + 4 * nbody + TW_FOOTER_BYTES;
+  size_t footer = c->footerless ? 0 : TW_FOOTER_BYTES;
+  size_t len = TW_MSG_HDR_BYTES + 4 * nbody + footer;
   tw_pkt_hdr h;
-  tw_pkt_init_msg(&h, TW_ENDIAN_NATIVE, TW_MSG_CMD, (uint32_t)len, c->w_service, c->w_seq,
+  tw_pkt_init_msg(&h, TW_ENDIAN_BIG, TW_MSG_CMD, (uint32_t)len, c->w_service, c->w_seq,
                   c->w_cmd, c->w_tag, c->dest, TW_ADDR_HOST);
   memcpy(msg, &h, sizeof h);
   for (size_t i = 0; i < nbody; i++)
     tw_store_be32(msg + TW_MSG_HDR_BYTES + 4 * i, body[i]);
-  tw_store_be32(msg + len - 4, tw_pkt_footer((uint32_t)len));
+  if (footer)
+    tw_store_be32(msg + len - 4, tw_pkt_footer((uint32_t)len));
   return tw_conn_write(c->src, msg, len);
 }
 
 int tw_cmd_call(struct tw_cmd_client *c, uint16_t service, uint16_t cmd,
                 const uint32_t *body, size_t nbody, struct tw_cmd_reply_info *r)
 {
-  if (4 * nbody + TW_MSG_HDR_BYTES + TW_FOOTER_BYTES > TW_MSG_MAX_BYTES)
+  if (4 * nbody + TW_MSG_HDR_BYTES + (c->footerless ? 0 : TW_FOOTER_BYTES) > TW_MSG_MAX_BYTES)
     return TW_ETOOBIG;
   memset(r, 0, sizeof *r);
   c->w_service = service;

@@ -776,17 +776,19 @@ static inline int emit(struct tw_decoder *d, struct stream *s, int si, struct tw
 }
 
 static int snapshot_record(struct tw_decoder *d, int si, const uint8_t *p, size_t left,
-                           enum tw_endian e, int swap)
+                           enum tw_endian e, int swap, uint32_t w0)
 {
   struct stream *s = &d->streams[si];
   struct tw_record rec;
+  /* the record arrived, whatever is wrong inside it: its sequence number
+   * counts, or it would read as a gap (events lost) */
+  account_seq(d, s, si, (uint16_t)tw_evhdr_seq(w0));
   int n = tw_record_parse(p, left, e, &rec);
   if (n < 0) {
     s->st.snap_errors++;
     diag(d, TW_DIAG_SNAPSHOT, n, si, 1, 0, "snapshot record rejected: %s", tw_strerror(n));
     return 0;
   }
-  account_seq(d, s, si, (uint16_t)rec.seq);
   uint64_t ticks = rec.has_ts ? rec.ts : s->last_ticks;
   int rc = tw_snap_reasm_feed(&s->snap, &rec);
   if (rc < 0) {
@@ -813,6 +815,7 @@ static int snapshot_record(struct tw_decoder *d, int si, const uint8_t *p, size_
   if (rec.has_ts)
     account_time(d, s, si, ticks);
   struct tw_event *ev = &d->ev;
+  ev->flags = rec.has_ts ? 0u : TW_EVENT_TIME_INFERRED;
   ev->ticks = ticks;
   ev->time_ns = to_ns(s, ticks);
   ev->seq = s->seq_ext;
@@ -868,7 +871,7 @@ records_in(struct tw_decoder *d, int si, const struct tw_pkt *pkt, const int swa
       if (len < 4 || len > left || (len & 3))
         return bad_record(d, si, len > left ? TW_ETRUNC : TW_EALIGN, (size_t)(p - base), w0);
       s->st.records++;
-      int rc = snapshot_record(d, si, p, len, pkt->endian, swap);
+      int rc = snapshot_record(d, si, p, len, pkt->endian, swap, w0);
       if (rc)
         return rc;
       p += len;
@@ -893,19 +896,27 @@ records_in(struct tw_decoder *d, int si, const struct tw_pkt *pkt, const int swa
     }
     const uint8_t *pw = p + hdr;
     size_t nw = (len - hdr) / 4, need = pl->need;
-    /* the logger's 32-bit timestamp word: present without a 64-bit
-     * timestamp; tolerated (and skipped) alongside one */
-    if (__builtin_expect(nw != need || !has_ts, 0) && pl->timed &&
-        (!has_ts ? nw > 0 : nw == need + 1)) {
-      if (!has_ts) {
-        uint32_t t32 = ld(pw, swap);
-        ticks = (s->last_ticks & ~0xFFFFFFFFull) | t32;
-        if (ticks < s->last_ticks && s->st.have_time)
-          ticks += 1ull << 32;
-        has_ts = 1;
+    /* A TIMED kind's plain record may carry the logger's 32-bit timestamp
+     * as its first payload word (one word more than the fields need), or,
+     * as spec 000 draws HdrType_Event, no timestamp at all (exactly the
+     * fields): then, like any record without one, it takes the time of the
+     * stream's previous timed record, marked inferred. Alongside a 64-bit
+     * timestamp a 32-bit word is tolerated and skipped. */
+    ev->flags = 0;
+    if (__builtin_expect(nw != need || !has_ts, 0)) {
+      if (pl->timed && nw > need && (!has_ts || nw == need + 1)) {
+        if (!has_ts) {
+          uint32_t t32 = ld(pw, swap);
+          ticks = (s->last_ticks & ~0xFFFFFFFFull) | t32;
+          if (ticks < s->last_ticks && s->st.have_time)
+            ticks += 1ull << 32;
+          has_ts = 1;
+        }
+        pw += 4;
+        nw--;
       }
-      pw += 4;
-      nw--;
+      if (!has_ts)
+        ev->flags = TW_EVENT_TIME_INFERRED;
     }
     if (__builtin_expect(nw < need, 0)) {
       s->st.bad_records++;

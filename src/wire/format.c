@@ -188,6 +188,8 @@ size_t tw_event_format(char *out, size_t cap, const struct tw_event *ev,
     put(&b, ", marker = ", 11);
     puts_(&b, tw_marker_name(m));
   }
+  if (ev->flags & TW_EVENT_TIME_INFERRED)
+    put(&b, ", time = inferred", 17);
   if (b.cut)
     memcpy(b.p, "...", 3), b.p += 3;
   *b.p++ = '\n';

@@ -24,6 +24,40 @@
  * skipped bytes (reason TW_ECONNRESET), instead of waiting for bytes that
  * will never come and then swallowing the new connection's first packets.
  *
+ * Footer-less streams. TI's own senders (its RTA service, the streaming
+ * and shared-memory loggers) write no footer: a packet's length is header
+ * plus records. Without a footer a length has little to confirm it, so a
+ * stream is taken for a footer-less sender only on evidence no single
+ * packet gives: an event packet whose footer check failed, whose records
+ * tile its payload exactly (tw_records_tile), and whose length ends where
+ * the next word is a plausible packet header (or padding). Then the stream
+ * is footer-less (counted, with the offset that showed it), and from then
+ * on a candidate without a valid footer is taken
+ *   - an event packet: when its records tile it and the next word is a
+ *     header, as for the detection, or at the end of input (or a cut) when
+ *     there is no next word. Always that test, in step or not: a packet cut
+ *     short in transport whose last record's header survived tiles just as
+ *     well with the next packet's first bytes, and only the next header
+ *     tells them apart. So a damaged packet still costs its own bytes and
+ *     the scan finds the next intact one, and the framing depends on the
+ *     bytes only, never on when they arrive (an event packet is handed out
+ *     when the next one begins to arrive);
+ *   - a message: at once when the reader is in step (the last thing read
+ *     was a packet, or nothing yet: the start, or just after a disconnect),
+ *     as a reply is waited for; after damage, as an event packet.
+ * A sender that wrote a packet with a valid footer writes footers: its
+ * stream is never taken for footer-less (a footer-less reading of one of
+ * its packets is damage that happens to line up), and a stream taken for
+ * one goes back to footers when a packet with a valid footer arrives.
+ * A message never shows a stream to be footer-less (nothing in its body
+ * can confirm the length, and a message whose footer was hit would pass
+ * the next-header test); tw_reader_cfg.footerless says it beforehand, for
+ * record --no-footer, whose target's first packet is a reply. A packet
+ * with a valid footer is taken as one in any stream; in a footer-less
+ * stream an event packet whose records tile it without a footer is read
+ * that way first, so a last record word that happens to look like a footer
+ * is not eaten.
+ *
  * Skipping is the slow path of a damaged or foreign stream (a serial line
  * at the wrong baud rate delivers nothing else): once a region is being
  * skipped, positions whose first two bytes cannot start any header
@@ -54,6 +88,10 @@ struct tw_reader {
   int cut;                   /* a disconnect at stream offset cut_off */
   unsigned long long cut_off, disconnects;
   int in_sync;               /* the last thing read was a valid packet */
+  int boundary;              /* at the start, or just after a cut: nothing read yet */
+  int fl;                    /* the stream is footer-less (see the top) */
+  int fl_told;               /* ... because tw_reader_cfg said so */
+  int footers;               /* a packet with a footer came before a resume point */
   int skipping;
   struct tw_skip skip;
   unsigned long long pkt_off, pkt_num;
@@ -65,12 +103,13 @@ struct tw_reader {
   const uint8_t *starts;     /* [first two bytes]: 1 if a header may start so */
 };
 
-static int classify(uint32_t w, size_t max, size_t *len);
+static int classify_min(uint32_t w, size_t max, size_t *len, uint32_t footer);
 
 /* The starts[] table of a max_pkt: a pair of first bytes is plausible
- * when some value of the other two passes classify() (a length's low bits
- * only need to be aligned and at least a header: 64 bytes, or the largest
- * aligned value within max). 64 KiB, made once per max_pkt value a process
+ * when some value of the other two passes classify_min() without a footer
+ * (so under either framing: footer-less streams accept shorter lengths; a
+ * length's low bits only need to be aligned and at least a header: 64
+ * bytes, or the largest aligned value within max). 64 KiB, made once per max_pkt value a process
  * uses and kept: readers are opened often (the fuzzers, every trace
  * source) and the table costs 130,000 classify() calls. */
 #define START_TABLES 8
@@ -96,7 +135,7 @@ static const uint8_t *starts_for(size_t max)
       size_t len;
       t[h] = 0;
       for (int k = 0; k < 2 && !t[h]; k++)
-        t[h] = classify(h << 16 | lows[k], max, &len) == 0;
+        t[h] = classify_min(h << 16 | lows[k], max, &len, 0) == 0; /* either framing */
     }
     if (i < START_TABLES) {
       starts_cache.max[i] = max;
@@ -115,7 +154,9 @@ int tw_reader_open(struct tw_reader **out, struct tw_conn *src, const struct tw_
   r->src = src;
   r->max_pkt = cfg && cfg->max_pkt_bytes ? cfg->max_pkt_bytes : TW_EVPKT_MAX_BYTES;
   r->read_bytes = cfg && cfg->read_bytes ? cfg->read_bytes : 256 * 1024;
-  r->cap = r->max_pkt + 4 + r->read_bytes; /* padding + the next header word */
+  /* a candidate, then a whole packet past it (a footer-less candidate not
+   * followed by a header: see footerless()), the next header word */
+  r->cap = 2 * r->max_pkt + 4 + r->read_bytes;
   r->buf = malloc(r->cap);
   if (!r->buf) {
     free(r);
@@ -126,8 +167,17 @@ int tw_reader_open(struct tw_reader **out, struct tw_conn *src, const struct tw_
     tw_reader_close(r);
     return TW_ENOMEM;
   }
+  r->boundary = 1;
+  if (cfg && cfg->footerless)
+    tw_reader_set_footerless(r);
   *out = r;
   return 0;
+}
+
+void tw_reader_set_footerless(struct tw_reader *r)
+{
+  r->fl = r->fl_told = 1;
+  r->st.footerless_stream = 2;
 }
 
 void tw_reader_close(struct tw_reader *r)
@@ -161,16 +211,20 @@ int tw_reader_resume_point(const struct tw_reader *r, unsigned long long *off, u
     return TW_EAGAIN;
   *off = r->base + r->start;
   *num = r->pkt_num;
-  return r->in_sync;
+  return r->in_sync | r->fl << 1 | (r->footers || r->st.packets > r->st.footerless) << 2;
 }
 
-int tw_reader_resume(struct tw_reader *r, unsigned long long off, unsigned long long num, int in_sync)
+int tw_reader_resume(struct tw_reader *r, unsigned long long off, unsigned long long num, int state)
 {
-  if (r->end || r->st.packets || r->base)
+  if (r->end || r->st.packets || r->base || state < 0 || state > 7)
     return TW_EINVAL;
   r->base = r->pkt_off = off;
   r->pkt_num = num;
-  r->in_sync = in_sync != 0;
+  r->in_sync = state & 1;
+  r->boundary = 0;
+  if (state & 2)
+    r->fl = r->st.footerless_stream = 1;
+  r->footers = (state & 4) != 0;
   return 0;
 }
 
@@ -190,8 +244,9 @@ const char *tw_skip_reason(int reason)
 }
 
 /* Header bytes and length of a candidate from its first word, or a reason
- * to reject it at once. */
-static int classify(uint32_t w, size_t max, size_t *len)
+ * to reject it at once. footer: bytes a footer adds to the smallest packet
+ * (0 in a footer-less stream). */
+static int classify_min(uint32_t w, size_t max, size_t *len, uint32_t footer)
 {
   uint32_t type = w >> 28, hdr, n;
   switch (type) {
@@ -204,7 +259,7 @@ static int classify(uint32_t w, size_t max, size_t *len)
   case TW_PKT_MSG: hdr = TW_MSG_HDR_BYTES; n = (w >> 16) & 0x7FFu; break;
   default: return TW_EHDRTYPE;
   }
-  if (n < hdr + TW_FOOTER_BYTES)
+  if (n < hdr + footer)
     return TW_ESHORT;
   if (n & 3u)
     return TW_EALIGN;
@@ -212,6 +267,84 @@ static int classify(uint32_t w, size_t max, size_t *len)
     return TW_ETOOBIG;
   *len = n;
   return 0;
+}
+
+static int classify(uint32_t w, size_t max, size_t *len)
+{
+  return classify_min(w, max, len, TW_FOOTER_BYTES);
+}
+
+/* The word after a footer-less candidate: another packet's header, under
+ * either framing, or InvalidData padding of a sane length. */
+static int next_header(const struct tw_reader *r, uint32_t w)
+{
+  size_t n;
+  if (w >> 28 == TW_PKT_INVALID_DATA)
+    return !(w & 0x08000000u) && (w & 0x7FFFFFFu) >= 4 && !(w & 3u) &&
+           (w & 0x7FFFFFFu) <= r->max_pkt;
+  return classify_min(w, r->max_pkt, &n, 0) == 0;
+}
+
+/* Does a packet begin inside the len bytes at start, one that is whole
+ * (its footer checks, or it is an event packet whose records tile it and a
+ * header follows it, or it ends at the edge)? Then the candidate at start
+ * was cut short. avail bytes are here. */
+static int cut_short(const struct tw_reader *r, size_t len, size_t avail, int edge)
+{
+  const uint8_t *b = r->buf + r->start;
+  for (size_t k = 1; k < len && k + 4 <= avail; k++) {
+    size_t qlen;
+    struct tw_pkt q;
+    if (classify_min(tw_load_be32(b + k), r->max_pkt, &qlen, 0) < 0 || k + qlen > avail)
+      continue;
+    if (tw_pkt_parse(b + k, qlen, r->max_pkt, &q) > 0)
+      return 1;
+    if (tw_pkt_parse_ex(b + k, qlen, r->max_pkt, TW_PKT_NO_FOOTER, &q) <= 0 ||
+        q.hdr_type == TW_PKT_MSG || q.hdr_type == TW_PKT_INVALID_DATA ||
+        tw_records_tile(q.payload, q.payload_len, q.endian) != 0)
+      continue;
+    if (k + qlen + 4 <= avail ? next_header(r, tw_load_be32(b + k + qlen)) : edge && k + qlen == avail)
+      return 1;
+  }
+  return 0;
+}
+
+/* Is the candidate at start (len bytes, all here) a footer-less packet
+ * (reader.c's design note)? 1 (*pkt filled), 0, or TW_EAGAIN: the next
+ * header is needed and not here yet. */
+static int footerless(struct tw_reader *r, size_t len, size_t avail, int edge, struct tw_pkt *pkt)
+{
+  const uint8_t *b = r->buf + r->start;
+  if (tw_pkt_parse_ex(b, len, r->max_pkt, TW_PKT_NO_FOOTER, pkt) <= 0 ||
+      pkt->hdr_type == TW_PKT_INVALID_DATA)
+    return 0;
+  if (pkt->hdr_type == TW_PKT_MSG) {
+    if (!r->fl)
+      return 0; /* a message never shows the style */
+    if (r->in_sync || r->boundary)
+      return 1; /* a reply someone waits for: at once */
+  } else if (tw_records_tile(pkt->payload, pkt->payload_len, pkt->endian) != 0) {
+    return 0;
+  }
+  if (avail < len + 4)
+    return edge ? r->fl : TW_EAGAIN;
+  if (next_header(r, tw_load_be32(b + len))) {
+    if (!r->fl) {
+      if (r->footers || r->st.packets > r->st.footerless)
+        return 0; /* this sender writes footers: a damaged one, not TI's */
+      r->fl = r->st.footerless_stream = 1;
+      r->st.footerless_at = r->base + r->start;
+    }
+    return 1;
+  }
+  if (!r->fl)
+    return 0;
+  /* No header next: garbage after an intact packet, or this one was cut
+   * short and the next packet begins inside it. Only the bytes beyond
+   * tell (as far as a whole packet can reach past this one). */
+  if (avail < len + r->max_pkt + 4 && !edge)
+    return TW_EAGAIN;
+  return !cut_short(r, len, avail, edge);
 }
 
 static int fill(struct tw_reader *r, int timeout_ms)
@@ -265,6 +398,7 @@ static int padding(struct tw_reader *r, uint32_t w, size_t avail, int edge, size
 static void reject(struct tw_reader *r, int reason)
 {
   r->in_sync = 0;
+  r->boundary = 0;
   if (!r->skipping) {
     r->skipping = 1;
     r->skip.offset = r->base + r->start;
@@ -298,12 +432,15 @@ static size_t pass_over(struct tw_reader *r, size_t avail)
   return avail - i;
 }
 
-/* Another fill with what is left of the caller's timeout (-1: none); the
- * first of a call always reads, later ones return TW_EAGAIN once the time
- * is up. */
+/* Another fill with what is left of the caller's timeout (-1: none). Once
+ * the time is up, a call that has read FLOOD_BYTES and still found no
+ * packet returns TW_EAGAIN (a flood); before that, reads go on (a source
+ * that answers at once, with a few bytes or its end, is not a flood). */
+#define FLOOD_BYTES (64u << 10)
+
 struct clock {
   int timeout_ms;
-  unsigned long long deadline;
+  unsigned long long deadline, bytes0;
   int fills;
 };
 
@@ -312,11 +449,13 @@ static int refill(struct tw_reader *r, struct clock *k)
   int left = -1;
   if (k->timeout_ms >= 0) {
     unsigned long long now = tw_sys_mono_ns();
-    if (!k->fills)
+    if (!k->fills) {
       k->deadline = now + (unsigned long long)k->timeout_ms * 1000000u;
-    else if (now >= k->deadline)
+      k->bytes0 = r->st.bytes;
+    } else if (now >= k->deadline && r->st.bytes - k->bytes0 >= FLOOD_BYTES) {
       return TW_EAGAIN;
-    left = (int)((k->deadline - now + 999999u) / 1000000u);
+    }
+    left = now >= k->deadline ? 0 : (int)((k->deadline - now + 999999u) / 1000000u);
   }
   k->fills++;
   return fill(r, left);
@@ -330,6 +469,7 @@ int tw_reader_next(struct tw_reader *r, struct tw_pkt *pkt, int timeout_ms)
       flush_skip(r); /* a damaged region ends at the cut */
       r->cut = 0;
       r->in_sync = 0;
+      r->boundary = 1; /* a new connection starts with a packet */
     }
     /* edge: no more bytes will come for a candidate (end of input, or a
      * disconnect cut the stream at cut_off) */
@@ -368,7 +508,7 @@ int tw_reader_next(struct tw_reader *r, struct tw_pkt *pkt, int timeout_ms)
         continue;
       }
     }
-    int why = classify(w, r->max_pkt, &len);
+    int why = classify_min(w, r->max_pkt, &len, r->fl ? 0 : TW_FOOTER_BYTES);
     if (why < 0) {
       reject(r, why);
       continue;
@@ -383,12 +523,30 @@ int tw_reader_next(struct tw_reader *r, struct tw_pkt *pkt, int timeout_ms)
         return rc;
       continue;
     }
-    int n = tw_pkt_parse(r->buf + r->start, len, r->max_pkt, pkt);
-    if (n <= 0) {
-      reject(r, n < 0 ? n : TW_EPROTO);
+    int n = 0, fl = 0;
+    if (r->fl && w >> 28 != TW_PKT_MSG) /* records that tile without a footer first */
+      fl = footerless(r, len, avail, edge, pkt);
+    if (fl == 0)
+      n = tw_pkt_parse(r->buf + r->start, len, r->max_pkt, pkt);
+    if (fl == 0 && (n == TW_EFOOTER || n == TW_ESHORT) && !(r->fl && w >> 28 != TW_PKT_MSG))
+      fl = footerless(r, len, avail, edge, pkt);
+    if (fl == TW_EAGAIN) {
+      int rc = refill(r, &k);
+      if (rc < 0)
+        return rc;
       continue;
     }
+    if (fl == 1) {
+      n = (int)len;
+      r->st.footerless++;
+    } else if (n <= 0) {
+      reject(r, n < 0 ? n : TW_EPROTO);
+      continue;
+    } else if (pkt->hdr_type != TW_PKT_INVALID_DATA && r->fl && !r->fl_told) {
+      r->fl = r->st.footerless_stream = 0; /* it writes footers after all */
+    }
     flush_skip(r);
+    r->boundary = 0;
     r->pkt_off = r->base + r->start;
     r->pkt_num++;
     r->st.packets++;

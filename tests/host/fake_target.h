@@ -109,7 +109,7 @@ static inline void reply(int fd, const tw_pkt_hdr *cmd, enum tw_msg_type type,
   uint8_t m[256];
   uint32_t len = TW_MSG_HDR_BYTES + 4 * (uint32_t)nbody + TW_FOOTER_BYTES;
   tw_pkt_hdr h;
-  tw_pkt_init_msg(&h, TW_ENDIAN_NATIVE, type, len, tw_pkt_get_service_id(cmd), tw_pkt_get_seq(cmd),
+  tw_pkt_init_msg(&h, TW_ENDIAN_BIG, type, len, tw_pkt_get_service_id(cmd), tw_pkt_get_seq(cmd),
                   tw_pkt_get_cmd_id(cmd), tw_pkt_get_tag(cmd), tw_pkt_get_src(cmd), TW_ADDR_DEFAULT);
   memcpy(m, &h, sizeof h);
   for (size_t i = 0; i < nbody; i++)
@@ -145,7 +145,7 @@ static inline int serve_until(int fd, uint16_t until, int timeout_ms)
       break;
     case TW_LCMD_SET_MASK:
       T.masks++;
-      mask = pkt.payload_len >= 4 ? tw_load_be32(pkt.payload) : 0;
+      mask = pkt.payload_len >= 4 ? tw_pkt_word(&pkt, 0) : 0;
       reply(fd, &pkt.hdr, TW_MSG_RESULT, &mask, 1);
       break;
     case TW_LCMD_START:

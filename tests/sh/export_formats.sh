@@ -56,11 +56,11 @@ def split_fields(body):
         out.append(cur.strip())
     return [tuple(x.split(' = ', 1)) for x in out]
 for line in open(sys.argv[1]):
-    m = re.match(r'\[(\d+)\.(\d{9})\] \(\S+\) ([0-9a-f]{4})/(\d+) (\w+): \{ (.*) \}(, marker = (\w+))?$', line)
+    m = re.match(r'\[(\d+)\.(\d{9})\] \(\S+\) ([0-9a-f]{4})/(\d+) (\w+): \{ (.*) \}(, marker = (\w+))?(, time = inferred)?$', line)
     if not m:
         fail('unparsed print line: ' + line)
     ns = int(m.group(1)) * 10**9 + int(m.group(2))
-    events.append((ns, int(m.group(3), 16), int(m.group(4)), m.group(5), split_fields(m.group(6)), m.group(8) or ''))
+    events.append((ns, int(m.group(3), 16), int(m.group(4)), m.group(5), split_fields(m.group(6)), m.group(8) or '', '1' if m.group(9) else '0'))
 switches = [e for e in events if e[3] == 'TaskSwitch']
 # A run slice begins where the running task changes (docs/model.md): a
 # switch to the task already running is none; after a loss (Drops, or a
@@ -232,11 +232,11 @@ def norm(v):
 for kind, evs in by_kind.items():
     r = list(csv.reader(open(os.path.join(sys.argv[4], kind + '.csv'), newline='')))
     hdr = r[0]
-    want_hdr = ['time_ns', 'endpoint', 'core', 'seq'] + [f for f, _ in evs[0][4]]
+    want_hdr = ['time_ns', 'endpoint', 'core', 'seq', 'time_inferred'] + [f for f, _ in evs[0][4]]
     if hdr[:len(want_hdr)] != want_hdr:
         fail('%s.csv header %s, want %s' % (kind, hdr, want_hdr))
-    got = sorted((int(x[0]), int(x[1]), int(x[2]), tuple(x[4:4 + len(evs[0][4])])) for x in r[1:])
-    want = sorted((e[0], e[1], e[2], tuple(norm(v) for _, v in e[4])) for e in evs)
+    got = sorted((int(x[0]), int(x[1]), int(x[2]), x[4], tuple(x[5:5 + len(evs[0][4])])) for x in r[1:])
+    want = sorted((e[0], e[1], e[2], e[6], tuple(norm(v) for _, v in e[4])) for e in evs)
     if got != want:
         for a, b in zip(got, want):
             if a != b:

@@ -119,10 +119,12 @@ print('print: %d events, signed and float values exact' % len(printed))
 
 # ---- CSV ------------------------------------------------------------------------
 lines = open(tmp + '/csv/Thermo.csv').read().splitlines()
-if lines[0] != 'time_ns,endpoint,core,seq,temp,err,trim,dt,raw':
+if lines[0] != 'time_ns,endpoint,core,seq,time_inferred,temp,err,trim,dt,raw':
     fail('CSV header %r' % lines[0])
 for i, l in enumerate(lines[1:]):
-    if l.split(',')[4:] != printed[i]:
+    if l.split(',')[4] != '0':
+        fail('CSV row %d %r: time_inferred, but every record had a timestamp' % (i, l))
+    if l.split(',')[5:] != printed[i]:
         fail('CSV row %d %r differs from print %r' % (i, l, printed[i]))
 if len(lines) - 1 != len(rows):
     fail('CSV has %d rows' % (len(lines) - 1))

@@ -19,11 +19,11 @@ grep -q '^core 0: 400 events, 0 dropped$' "$tmp/target.log" || fail "core 0: $(c
 grep -q '^core 1: 400 events, 0 dropped$' "$tmp/target.log" || fail "core 1: $(cat "$tmp/target.log")"
 "$tw" export -q "$tmp/smp.bin" -f csv -o "$tmp/csv"
 csv=$tmp/csv
-# time_ns,endpoint,core,seq,task,mutex,type,marker: core c locks mutex c + 1
-awk -F, 'NR > 1 { n[$3]++; if ($6 != $3 + 1) bad++ } END { exit !(n[0] == 200 && n[1] == 200 && !bad) }' \
+# time_ns,endpoint,core,seq,time_inferred,task,mutex,type,marker: core c locks mutex c + 1
+awk -F, 'NR > 1 { n[$3]++; if ($7 != $3 + 1) bad++ } END { exit !(n[0] == 200 && n[1] == 200 && !bad) }' \
   "$csv/MutexEvent.csv" || fail "MutexEvent rows not 200 per core, each on its own core's mutex"
-# time_ns,endpoint,core,seq,task,marker: the migrant (3) on both cores, the others on theirs
-awk -F, 'NR > 1 { if ($5 == 3) m[$3]++; if ($5 == 10 && $3 != 0) bad++; if ($5 == 11 && $3 != 1) bad++ }
+# time_ns,endpoint,core,seq,time_inferred,task,marker: the migrant (3) on both cores, the others on theirs
+awk -F, 'NR > 1 { if ($6 == 3) m[$3]++; if ($6 == 10 && $3 != 0) bad++; if ($6 == 11 && $3 != 1) bad++ }
          END { exit !(m[0] > 0 && m[1] > 0 && !bad) }' "$csv/TaskSwitch.csv" ||
   fail "TaskSwitch: the migrant should run on both cores, the others on their own"
 "$tw" print "$tmp/smp.bin" > "$tmp/print.txt"

@@ -11,8 +11,11 @@
  *    compile time. Define TW_CFG_EMSGSIZE yourself for another libc;
  *  - void functions given NULL or zero sizes do nothing (counted as
  *    rejects); gets given NULL or a zero size return 0;
- *  - sys_event_logger_init() with a size that is not a power of two uses
- *    the largest power of two below it;
+ *  - every word of the buffer holds events (the original keeps one free);
+ *    any size from 2 words works, as in the original;
+ *  - an event larger than the whole ring is dropped and counted, and the
+ *    count comes with the next event, as in the original (the native
+ *    tw_logger_put refuses it with TW_ETOOBIG instead);
  *  - timeouts are port ticks (POSIX: milliseconds).
  */
 #ifndef TRACEWIRE_COMPAT_EVENT_LOGGER_H

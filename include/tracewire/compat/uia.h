@@ -78,9 +78,19 @@ typedef enum EventHdr_HdrType {
 TW_STATIC_ASSERT((int)EventHdr_HdrType_EventWithSnapshotIdAndTimestamp == (int)TW_REC_SNAPSHOT_TS &&
                EventHdr_HdrType_Reserved31 == 31, "EventHdr_HdrType follows the seed");
 
-#define EventHdr_genEventHdrWord1(numBytesInEventMsg, seqCount, isTimestampEnabled)      \
-  ((UInt32)tw_evhdr_make((isTimestampEnabled) ? EventHdr_HdrType_EventWithTimestamp       \
-                                              : EventHdr_HdrType_Event,                  \
+/* The seed declares the third argument a Bool (isTimestampEnabled); TI's own
+ * code passes a header type there (EventHdr_HdrType_EventWithSnapshotId...,
+ * 2 and 3). Both read right: 0..3 is that header type (FALSE = 0 = Event,
+ * TRUE = 1 = EventWithTimestamp), any other value is a Bool that is true
+ * (EventWithTimestamp), never a reserved type. docs/wire-format.md,
+ * "Departures". The argument is evaluated once. */
+static inline uint32_t tw__evhdr_type_arg(unsigned long long v)
+{
+  return v <= (uint32_t)EventHdr_HdrType_EventWithSnapshotIdAndTimestamp
+             ? (uint32_t)v : (uint32_t)EventHdr_HdrType_EventWithTimestamp;
+}
+#define EventHdr_genEventHdrWord1(numBytesInEventMsg, seqCount, hdrTypeOrIsTimestampEnabled) \
+  ((UInt32)tw_evhdr_make(tw__evhdr_type_arg((unsigned long long)(hdrTypeOrIsTimestampEnabled)), \
                          (uint32_t)(numBytesInEventMsg), (uint32_t)(seqCount)))
 #define EventHdr_getHdrType(eventWord1) ((EventHdr_HdrType)tw_evhdr_type((UInt32)(eventWord1)))
 #define EventHdr_getLength(eventWord1)  ((SizeT)tw_evhdr_length((UInt32)(eventWord1)))

@@ -21,11 +21,15 @@
  *   INFO    a target's GET_INFO reply body, big-endian words as received;
  *           the chunk's source id says whose.
  *   NOTE    text.
+ *   FRAMING u32 flags: bit 0 = the source's target writes packets without a
+ *           footer, as TI's do (record --no-footer); written after its
+ *           SOURCE chunk, before its data. Absent: detected (reader.h).
  *   END     the footer, written by a clean stop: u64 data bytes, u64 data
  *           chunks, u64 wall-clock ns at the end; in an indexed file also
  *           u64 file offset of the TOC (then 32 bytes).
  *   INDEX   u32 version 1, u32 nsrc, per source: u32 id (-1: all DATA),
- *           u32 in_sync, u64 foff, u64 soff, u64 resume, u64 packets,
+ *           u32 framing (tw_reader_resume_point(): bit 0 in sync, bit 1
+ *           footer-less stream, bit 2 footers seen), u64 foff, u64 soff, u64 resume, u64 packets,
  *           u64 last_ns, u32 state bytes, state (tw_decoder_save()).
  *   TOC     u32 version 1, u32 nsrc, u32 npoints, nsrc x (u32 id, u32 flags:
  *           bit 0 = the source's event times went backwards), per point:
@@ -58,8 +62,9 @@ extern "C" {
 
 enum tw_twt_chunk_type {
   TW_TWT_SOURCE = 1, TW_TWT_DATA = 2, TW_TWT_INFO = 3, TW_TWT_NOTE = 4, TW_TWT_END = 5,
-  TW_TWT_INDEX = 6, TW_TWT_TOC = 7
+  TW_TWT_INDEX = 6, TW_TWT_TOC = 7, TW_TWT_FRAMING = 8
 };
+#define TW_TWT_FRAMING_FOOTERLESS 1u
 
 /* The chunk header's check word: a damaged header is detected without
  * reading the payload. */

@@ -66,7 +66,7 @@ struct tw_twt_index;
 /* Where a source resumes. */
 struct tw_twt_resume {
   int id;                         /* source id; -1: every DATA chunk */
-  int in_sync;
+  int in_sync;                    /* framing state, 0..7 (tw_reader_resume_point) */
   unsigned long long foff;        /* read chunks from this file offset on */
   unsigned long long soff;        /* the source's stream offset there */
   unsigned long long resume;      /* stream offset of the packet boundary */

@@ -4,6 +4,11 @@
  * and tag, resend the same message on timeout (so a late reply to the first
  * attempt still matches), report NACK codes by name.
  *
+ * Commands go out big-endian (E = 1 and a big-endian body), with a footer
+ * unless footerless is set (a TI target); replies are read in the order
+ * their E bit announces, with or without a footer (the owner's reader
+ * frames them: tw_reader_cfg.footerless for a target known to write none).
+ *
  * The client does not read the transport itself: the owner's pump function
  * reads and dispatches one packet (decoding events as usual), and routes
  * message packets to tw_cmd_client_msg(). So a reply can arrive between
@@ -30,7 +35,7 @@ typedef int (*tw_cmd_pump_fn)(void *ctx, int timeout_ms);
 struct tw_cmd_reply_info {
   enum tw_msg_type type;      /* ACK, RESULT, PARTIALRESULT, NACK_* */
   uint32_t nack;              /* NACK_WITH_ERROR_CODE: the code */
-  uint32_t body[32];          /* body words, host order (bodies are big-endian) */
+  uint32_t body[32];          /* body words, host order (read in the E bit's order) */
   size_t nbody;               /* words */
   unsigned attempts;          /* sends it took */
 };
@@ -43,6 +48,8 @@ struct tw_cmd_client {
   uint16_t seq;
   uint32_t tag;
   int timeout_ms;             /* per attempt (default 500) */
+  int footerless;             /* send commands without a footer, as TI's hosts do
+                                 (record --no-footer; default 0: with one) */
   unsigned retries;           /* resends after the first (default 3) */
   /* the outstanding command */
   int waiting, done;

@@ -7,7 +7,9 @@
  * time in seconds since the target clock's zero, the delta to the previous
  * printed event, endpoint (hex address) / logger instance, the event's seed
  * name, fields in descriptor order with object names and enum constants,
- * and the marker a viewer draws (when the event has one).
+ * the marker a viewer draws (when the event has one), and ", time =
+ * inferred" when the record had no timestamp (TW_EVENT_TIME_INFERRED: the
+ * time is the stream's previous timed record's).
  *
  * Context: pure function of its arguments (names from the decoder).
  */

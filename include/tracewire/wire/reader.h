@@ -12,7 +12,15 @@
  * InvalidData padding after a valid packet is skipped silently (counted in
  * the stats) when it passes the checks in reader.c's design note.
  *
- * Memory: one buffer of max_pkt_bytes + read_bytes, allocated at open. A
+ * Footer-less packets (TI's own senders write none: the length counts
+ * header and payload only) are accepted per stream: a stream is taken for
+ * such a sender when an event packet without a valid footer has records
+ * that fill it exactly and its length lands on the header of another
+ * packet; never from one packet alone (reader.c, "Footer-less streams").
+ * From then on its packets may come without a footer, counted in the
+ * stats; a packet with a valid footer is still taken as one.
+ *
+ * Memory: one buffer of 2 * max_pkt_bytes + read_bytes, allocated at open. A
  * length field larger than max_pkt_bytes is rejected before anything is
  * read or allocated for it.
  *
@@ -34,6 +42,9 @@ extern "C" {
 struct tw_reader_cfg {
   size_t max_pkt_bytes; /* bound on any length field; 0: TW_EVPKT_MAX_BYTES */
   size_t read_bytes;    /* bytes asked of the source per read; 0: 256 KiB */
+  int footerless;       /* the sender is known to write no footer (record
+                           --no-footer): its packets, replies included, are
+                           taken without waiting to detect it */
 };
 
 struct tw_skip {
@@ -52,6 +63,9 @@ struct tw_reader_stats {
   unsigned long long skipped;      /* bytes skipped */
   unsigned long long skips;        /* skipped regions */
   unsigned long long padding;      /* InvalidData padding bytes (not damage) */
+  unsigned long long footerless;   /* packets taken without a footer */
+  int footerless_stream;           /* footer-less: 1 found (see above), 2 told */
+  unsigned long long footerless_at; /* stream offset of the packet that showed it */
 };
 
 struct tw_reader;
@@ -77,13 +91,21 @@ struct tw_conn *tw_reader_conn(const struct tw_reader *r);
 
 /* Where a reader that starts here would frame exactly as this one goes on
  * (a .twt time index records it): *off the stream offset of the next
- * unread byte, *num the last packet's ordinal. Returns 1 or 0 (whether the last
- * thing read was a valid packet, which decides how padding right here is
- * taken), TW_EAGAIN while bytes are being skipped or a cut is pending. */
+ * unread byte, *num the last packet's ordinal. Returns the framing state,
+ * 0..7: bit 0 whether the last thing read was a valid packet (which
+ * decides how padding and footer-less packets right here are taken), bit
+ * 1 whether the stream is footer-less, bit 2 whether a packet with a
+ * footer was seen (then it never becomes footer-less); TW_EAGAIN while
+ * bytes are being skipped or a cut is pending. */
 int tw_reader_resume_point(const struct tw_reader *r, unsigned long long *off, unsigned long long *num);
 /* Make a fresh reader (nothing read yet) go on from such a point: its
- * source must deliver the stream from byte off on. TW_EINVAL if it read. */
-int tw_reader_resume(struct tw_reader *r, unsigned long long off, unsigned long long num, int in_sync);
+ * source must deliver the stream from byte off on; state as returned
+ * above. TW_EINVAL if it read, or for a state beyond 7. */
+int tw_reader_resume(struct tw_reader *r, unsigned long long off, unsigned long long num, int state);
+
+/* Tell the reader its sender writes no footer (tw_reader_cfg.footerless),
+ * before it reads (a .twt says so for record --no-footer). */
+void tw_reader_set_footerless(struct tw_reader *r);
 
 /* Text for a skip reason: "bad footer", "impossible length", ... */
 const char *tw_skip_reason(int reason);
