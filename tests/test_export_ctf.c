@@ -255,6 +255,78 @@ static void test_clock_offset(void **state)
   check_offset(0, "offset_s = 0;", "offset = 0;");
 }
 
+/* Target strings cannot break the metadata or be cut: a custom kind named
+ * with a comment end, quotes and braces, fields that collide once made
+ * identifiers, and a 10 000-byte string with NUL bytes in a packet of
+ * 4 KiB. (babeltrace2 reads the like in tests/sh/export_strings.sh.) */
+static void test_target_strings(void **state)
+{
+  static const struct tw_field_desc f[] = {
+    {.name = "a,b", .type = TW_FT_U8}, {.name = "a.b", .type = TW_FT_U8},
+    {.name = "x", .type = TW_FT_U8},   {.name = "x", .type = TW_FT_U8},
+    {.name = "Bool", .type = TW_FT_U8}, {.name = "s", .type = TW_FT_STRING},
+  };
+  static const struct tw_event_desc d = {
+    .id = 40, .module = TW_MOD_CUSTOM, .nfields = 6, .marker_field = -1,
+    .name = "*/ \"{k}\" */", .seed_name = "*/ \"{k}\" */", .doc = "doc */ too", .fields = f};
+  struct tw_export_cfg cfg = {.format = "ctf", .out = dir, .packet_bytes = 4096};
+  struct tw_export *x;
+  struct tw_event ev = mk(TW_EV_SYNC, 1, 0, 5, 5000, 1000000, 0, 0);
+  static char big[10000];
+  char path[300];
+  size_t n, at;
+  uint8_t *m;
+  (void)state;
+  for (size_t i = 0; i < sizeof big; i++)
+    big[i] = i % 1000 == 999 ? 0 : (char)('a' + i % 26);
+  assert_int_equal(tw_export_open(&x, &cfg, NULL, 0), 0);
+  assert_int_equal(tw_export_event(x, &ev), 0);
+  memset(&ev, 0, sizeof ev);
+  ev.desc = &d;
+  ev.id = 40;
+  ev.module = TW_MOD_CUSTOM;
+  ev.endpoint = 1;
+  ev.ticks = 6;
+  ev.nvalues = 5;
+  ev.str = big;
+  ev.str_len = sizeof big;
+  assert_int_equal(tw_export_event(x, &ev), 0);
+  assert_int_equal(tw_export_close(x, NULL, 0), 0);
+  snprintf(path, sizeof path, "%s/metadata", dir);
+  m = slurp(path, &n);
+  assert_non_null(strstr((char *)m, "name = \"*/ \\\"{k}\\\" */\";"));
+  assert_non_null(strstr((char *)m, "/* * / \"{k}\" * /: doc * / too */"));
+  assert_non_null(strstr((char *)m, "uint8_t _a_b;"));
+  assert_non_null(strstr((char *)m, "uint8_t _a_b_2;"));
+  assert_non_null(strstr((char *)m, "uint8_t _x;"));
+  assert_non_null(strstr((char *)m, "uint8_t _x_2;"));
+  assert_non_null(strstr((char *)m, "uint8_t _Bool_2;")); /* _Bool is a keyword */
+  free(m);
+  /* the string whole, each NUL as U+FFFD, in one packet of its own */
+  snprintf(path, sizeof path, "%s/stream_0001_0", dir);
+  m = slurp(path, &n);
+  assert_true(n > sizeof big);
+  at = 0;
+  for (size_t i = 0; i + 26 <= n; i++)
+    if (!memcmp(m + i, "abcdefghijklmnopqrstuvwxyz", 26)) {
+      at = i;
+      break;
+    }
+  assert_true(at > 0);
+  for (size_t i = 0, q = at; i < sizeof big; i++) {
+    if (big[i]) {
+      assert_int_equal(m[q], (uint8_t)big[i]);
+      q++;
+    } else {
+      assert_memory_equal(m + q, "\xef\xbf\xbd", 3);
+      q += 3;
+    }
+    if (i + 1 == sizeof big)
+      assert_int_equal(m[q], 0);
+  }
+  free(m);
+}
+
 /* An empty trace is still a trace every format can write. */
 static void test_empty_trace(void **state)
 {
@@ -277,6 +349,7 @@ int main(void)
     cmocka_unit_test_setup_teardown(test_errors_name_what_failed, setup, teardown),
     cmocka_unit_test_setup_teardown(test_clock_offset, setup, teardown),
     cmocka_unit_test_setup_teardown(test_empty_trace, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_target_strings, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

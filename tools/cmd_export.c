@@ -216,7 +216,18 @@ int tw_cli_export(int argc, char **argv)
     case 'f': format = optarg; break;
     case 'o': out = optarg; break;
     case 'p': kv[nkv++] = "packet_bytes"; kv[nkv++] = optarg; break;
-    case 'c':
+    case 'c': { /* exact to the nanosecond: a double would round it */
+      int64_t off;
+      char why[160];
+      if (tw_export_parse_offset(optarg, &off, why, sizeof why) < 0) {
+        cli_err("export: --clock-offset %s", why);
+        return TW_EXIT_USAGE;
+      }
+      snprintf(num[0], sizeof num[0], "%lld", (long long)off);
+      kv[nkv++] = "clock_offset_ns";
+      kv[nkv++] = num[0];
+      break;
+    }
     case 'l':
       if (cli_opt_seconds("export", c == 'c' ? "--clock-offset" : "--load-window", optarg, &ns) < 0)
         return TW_EXIT_USAGE;

@@ -8,22 +8,30 @@
  * Marker-field values are their constant names (`Lock`), NAME.kind the
  * object kind (`task`), other values decimal (I8..I32 signed; F32 as
  * `tracewire print` writes it: shortest round-trip %g, nan, inf, -inf);
- * strings quoted as RFC 4180
- * says (doubled quotes). Custom kinds of several endpoints with the same
- * name share a file when their fields agree, else the later one gets
- * `<Name>_<id>_<n>.csv` (n: order of first sight).
+ * strings quoted as RFC 4180 says (doubled quotes), whole and byte for
+ * byte as the target sent them (NUL and invalid UTF-8 included). Custom
+ * kinds of several endpoints with the same name share a file when their
+ * fields agree. Names from the target are rewritten and made unique
+ * (text.h, docs/exporters.md "Names and strings"): the file name keeps
+ * [A-Za-z0-9_-] and non-ASCII UTF-8, every other character becomes `_`,
+ * and a name already taken gets `_2`, `_3`, ... in order of first sight; a
+ * header cell keeps its bytes (quoted when needed) and a field named like
+ * an earlier one or a fixed column (time_ns, endpoint, core, seq,
+ * time_inferred, marker) gets the same suffix.
  */
 #include <stdlib.h>
 #include <string.h>
 #include "export_internal.h"
+#include "text.h"
 #include "tracewire/wire/format.h"
 
 #define CSV_KINDS 512
 
 struct csv_kind {
   const struct tw_event_desc *desc; /* key while events flow */
-  char name[64];
-  char sig[256];                    /* field names and types: sharing by name */
+  char *orig;                       /* the kind's name as the target gave it */
+  const char *name;                 /* its file's name, without .csv (in files) */
+  char *sig;                        /* field names and types: sharing by name */
   struct tw__wfile w;
   int owner;                        /* this entry opened w (else shares it) */
   struct csv_kind *file;
@@ -33,7 +41,12 @@ struct csv {
   struct csv_kind kinds[CSV_KINDS];
   size_t n;
   struct csv_kind *last;
+  struct tw__names files;           /* file names given out */
 };
+
+/* Columns of every file: a field of the same name gets a suffix. */
+static const char *const fixed_cols[] = {"time_ns", "endpoint", "core", "seq",
+                                         "time_inferred", "marker", NULL};
 
 static int csv_open(struct tw_export *x)
 {
@@ -47,58 +60,70 @@ static int has_marker(const struct tw_event_desc *d)
   return d->marker_field >= 0 || d->default_marker != TW_MARKER_NONE;
 }
 
-static void signature(const struct tw_event_desc *d, char *s, size_t cap)
+/* "name\0type\0" per field: two kinds agree when these do. NULL: no memory. */
+static char *signature(const struct tw_event_desc *d)
 {
-  size_t n = 0;
-  s[0] = 0;
-  for (unsigned i = 0; i < d->nfields && n < cap; i++)
-    n += (size_t)snprintf(s + n, cap - n, "%s:%d ", d->fields[i].name, d->fields[i].type);
+  struct tw__text t = {0};
+  tw__text_put(&t, "", 0);
+  for (unsigned i = 0; i < d->nfields; i++) {
+    char ty[8];
+    tw__text_put(&t, d->fields[i].name, strlen(d->fields[i].name) + 1);
+    snprintf(ty, sizeof ty, "%d;", d->fields[i].type);
+    tw__text_put(&t, ty, strlen(ty));
+  }
+  if (t.oom)
+    tw__text_free(&t);
+  return t.p;
 }
 
-/* A header cell or constant name: quoted when a custom declaration put a
- * comma, quote or line break in it. */
-static void put_cell(FILE *f, const char *s)
+static int header(struct tw_export *x, FILE *f, const struct tw_event_desc *d)
 {
-  if (!strpbrk(s, ",\"\r\n")) {
-    fputs(s, f);
-    return;
+  struct tw__names cols = {0};
+  int rc = 0;
+  for (size_t i = 0; fixed_cols[i]; i++)
+    if (tw__names_reserve(&cols, fixed_cols[i]) < 0)
+      rc = -1;
+  fputs("time_ns,endpoint,core,seq,time_inferred", f);
+  for (unsigned i = 0; i < d->nfields && !rc; i++) {
+    const char *c = tw__names_take(&cols, d->fields[i].name);
+    if (!c) {
+      rc = -1;
+      break;
+    }
+    fputc(',', f);
+    tw__csv_cell(f, c, strlen(c), 0);
   }
-  fputc('"', f);
-  for (; *s; s++) {
-    if (*s == '"')
-      fputc('"', f);
-    fputc(*s, f);
-  }
-  fputc('"', f);
+  fputs(has_marker(d) ? ",marker\n" : "\n", f);
+  tw__names_free(&cols);
+  return rc < 0 ? tw__export_fail(x, TW_ENOMEM, "out of memory") : 0;
 }
 
+/* The kind's file: shared with an earlier kind of the same name and
+ * fields (the same custom kind on several endpoints), else a new file
+ * named after the kind, unique in the directory (text.h). */
 static int kind_open(struct tw_export *x, struct csv *c, struct csv_kind *k)
 {
-  const struct tw_event_desc *d = k->desc;
-  char path[700];
-  FILE *f;
+  struct tw__text t = {0};
+  char *path;
   for (size_t i = 0; i + 1 < c->n; i++)
-    if (c->kinds[i].owner && !strcmp(c->kinds[i].name, k->name)) {
-      if (!strcmp(c->kinds[i].sig, k->sig)) {
-        k->file = &c->kinds[i];
-        return 0;
-      }
-      snprintf(k->name + strlen(k->name), sizeof k->name - strlen(k->name), "_%u_%zu", d->id,
-               c->n);
+    if (c->kinds[i].owner && !strcmp(c->kinds[i].orig, k->orig) &&
+        !strcmp(c->kinds[i].sig, k->sig)) {
+      k->file = &c->kinds[i];
+      return 0;
     }
-  snprintf(path, sizeof path, "%s/%s.csv", x->out, k->name);
-  if (tw__wfile_open(x, &k->w, path) < 0)
+  tw__rw_file(&t, k->orig);
+  k->name = t.oom ? NULL : tw__names_take(&c->files, t.p);
+  tw__text_free(&t);
+  if (!k->name || !(path = malloc(strlen(x->out) + strlen(k->name) + 6)))
+    return tw__export_fail(x, TW_ENOMEM, "out of memory");
+  sprintf(path, "%s/%s.csv", x->out, k->name);
+  tw__wfile_open(x, &k->w, path);
+  free(path);
+  if (x->err)
     return x->err;
   k->owner = 1;
   k->file = k;
-  f = k->w.f;
-  fputs("time_ns,endpoint,core,seq,time_inferred", f);
-  for (unsigned i = 0; i < d->nfields; i++) {
-    fputc(',', f);
-    put_cell(f, d->fields[i].name);
-  }
-  fputs(has_marker(d) ? ",marker\n" : "\n", f);
-  return 0;
+  return header(x, k->w.f, k->desc);
 }
 
 static struct csv_kind *kind_of(struct tw_export *x, struct csv *c, const struct tw_event *ev)
@@ -116,24 +141,13 @@ static struct csv_kind *kind_of(struct tw_export *x, struct csv *c, const struct
   }
   k = &c->kinds[c->n++];
   k->desc = ev->desc;
-  /* a file name from the target's custom declaration: keep it tame */
-  for (size_t i = 0; n[i] && i + 1 < sizeof k->name; i++)
-    k->name[i] = (n[i] == '/' || n[i] == '.' || (unsigned char)n[i] < 0x20) ? '_' : n[i];
-  signature(ev->desc, k->sig, sizeof k->sig);
+  if (!(k->orig = strdup(n)) || !(k->sig = signature(ev->desc))) {
+    tw__export_fail(x, TW_ENOMEM, "out of memory");
+    return NULL;
+  }
   if (kind_open(x, c, k) < 0)
     return NULL;
   return c->last = k;
-}
-
-static void put_string(FILE *f, const char *s, size_t n)
-{
-  fputc('"', f);
-  for (size_t i = 0; i < n && s[i]; i++) {
-    if (s[i] == '"')
-      fputc('"', f);
-    fputc(s[i], f);
-  }
-  fputc('"', f);
 }
 
 static int csv_event(struct tw_export *x, const struct tw_event *ev)
@@ -150,8 +164,8 @@ static int csv_event(struct tw_export *x, const struct tw_event *ev)
     uint32_t v = i < ev->nvalues ? ev->values[i] : 0;
     const char *e = (int)i == d->marker_field ? tw_event_enum_name(d, v) : NULL;
     fputc(',', f);
-    if (d->fields[i].type == TW_FT_STRING)
-      put_string(f, ev->str ? ev->str : "", ev->str ? ev->str_len : 0);
+    if (d->fields[i].type == TW_FT_STRING) /* whole: the target's bytes */
+      tw__csv_cell(f, ev->str ? ev->str : "", ev->str ? ev->str_len : 0, 1);
     else if (e)
       fputs(e, f);
     else if (d->fields[i].obj == TW_OBJ_OBJKIND)
@@ -185,9 +199,13 @@ static void csv_free(struct tw_export *x)
   struct csv *c = x->state;
   if (!c)
     return;
-  for (size_t i = 0; i < c->n; i++)
+  for (size_t i = 0; i < c->n; i++) {
     if (c->kinds[i].owner && c->kinds[i].w.f)
       tw__wfile_close(x, &c->kinds[i].w);
+    free(c->kinds[i].orig);
+    free(c->kinds[i].sig);
+  }
+  tw__names_free(&c->files);
   free(c);
   x->state = NULL;
 }

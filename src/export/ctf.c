@@ -14,9 +14,12 @@
  *           events_discarded (cumulative), endpoint u16, core u16  52 bytes
  *   events  header { id u16, timestamp u64 (clock) } + the fields of the
  *           event kind in vocabulary order, U8/U16/U32 as such, STRING as
- *           a NUL-terminated string.
+ *           a NUL-terminated string (the target's bytes, a NUL in them
+ *           as U+FFFD: docs/exporters.md, "Names and strings").
  * Each stream has one packet buffer (cfg.packet_bytes): memory is
- * streams x packet size whatever the trace length.
+ * streams x packet size whatever the trace length. A string is written
+ * whole: an event too large for a packet gets a packet of its own, as
+ * large as it needs.
  *
  * Clock: one clock class, `tw_target`. When the first event is a SYNC its
  * frequency is the clock's and events of streams at that frequency carry
@@ -81,7 +84,8 @@ static struct ctf_stream *stream_new(struct tw_export *x, struct ctf *c, const s
   s->endpoint = ev->endpoint;
   s->instance = ev->instance;
   s->index = (uint32_t)c->nstreams;
-  if (!(s->buf = malloc(x->cfg.packet_bytes))) {
+  s->cap = x->cfg.packet_bytes;
+  if (!(s->buf = malloc(s->cap))) {
     tw__export_fail(x, TW_ENOMEM, "out of memory");
     return NULL;
   }
@@ -213,6 +217,33 @@ static uint64_t clock_value(struct ctf *c, struct ctf_stream *s, const struct tw
   return v;
 }
 
+/* The bytes the event's string takes in the stream (put_fields), at least
+ * STR_MAX: events are flushed as if each string might be that long, so the
+ * packets of ordinary traces do not depend on their strings. */
+static size_t str_room(const struct tw_event *ev)
+{
+  size_t n = 1;
+  for (size_t k = 0; ev->str && k < ev->str_len; k++)
+    n += ev->str[k] ? 1 : 3;
+  return n > STR_MAX ? n : STR_MAX;
+}
+
+/* A packet is packet_bytes unless one event alone is larger: then that
+ * event's packet is as large as it needs (no string is ever cut). */
+static int packet_room(struct tw_export *x, struct ctf_stream *s, size_t need)
+{
+  uint8_t *b;
+  if (s->len + need <= s->cap)
+    return 0;
+  if (!(b = realloc(s->buf, s->len + need))) {
+    return tw__export_fail(x, TW_ENOMEM, "%s: out of memory for a %zu-byte event",
+                           s->file.path, need);
+  }
+  s->buf = b;
+  s->cap = s->len + need;
+  return 0;
+}
+
 static uint8_t *put_fields(uint8_t *p, const struct tw_event *ev)
 {
   const struct tw_event_desc *d = ev->desc;
@@ -227,16 +258,16 @@ static uint8_t *put_fields(uint8_t *p, const struct tw_event *ev)
     case TW_FT_U32:
     case TW_FT_I32:
     case TW_FT_F32: p = put32(p, v); break; /* the bits, in the trace's byte order */
-    case TW_FT_STRING: {
-      size_t n = ev->str ? strnlen(ev->str, ev->str_len) : 0;
-      if (n > STR_MAX - 1)
-        n = STR_MAX - 1;
-      if (n) /* a STRING field without its bytes (a damaged snapshot): str is NULL */
-        memcpy(p, ev->str, n);
-      p += n;
+    case TW_FT_STRING: /* whole; a NUL (which would end it) as U+FFFD */
+      for (size_t k = 0; ev->str && k < ev->str_len; k++)
+        if (ev->str[k]) {
+          *p++ = (uint8_t)ev->str[k];
+        } else {
+          memcpy(p, "\xEF\xBF\xBD", 3);
+          p += 3;
+        }
       *p++ = 0;
       break;
-    }
     }
   }
   return p;
@@ -249,6 +280,7 @@ static int ctf_event(struct tw_export *x, const struct tw_event *ev)
   uint64_t v;
   uint16_t cls;
   uint8_t *p;
+  size_t room;
   if (!c->clock_set) {
     c->clock_set = 1;
     c->clock_freq = ev->id == TW_EV_SYNC && ev->values[0] ? ev->values[0] : 1000000000u;
@@ -264,9 +296,10 @@ static int ctf_event(struct tw_export *x, const struct tw_event *ev)
   if (x->err)
     return x->err;
   /* worst case: header, context byte, 16 words and one string */
-  if (s->len + 10 + !!(cls & CTF_INFERRED_CLASS) + 4 * TW_EVENT_MAX_VALUES + STR_MAX >
-          x->cfg.packet_bytes && s->nev &&
-      flush_packet(x, c, s) < 0)
+  room = 10 + !!(cls & CTF_INFERRED_CLASS) + 4 * TW_EVENT_MAX_VALUES + str_room(ev);
+  if (s->len + room > x->cfg.packet_bytes && s->nev && flush_packet(x, c, s) < 0)
+    return x->err;
+  if (packet_room(x, s, room) < 0)
     return x->err;
   v = clock_value(c, s, ev);
   if (!s->nev)

@@ -22,7 +22,7 @@ struct ctf_stream {
   uint32_t freq;      /* from this stream's SYNC; 0 unknown */
   struct tw__wfile file;
   uint8_t *buf;       /* one packet, header space first */
-  size_t len;
+  size_t len, cap;    /* cap: packet_bytes, more for one larger event */
   uint64_t ts_begin, ts_last, packets;
   unsigned nev;
   int started;

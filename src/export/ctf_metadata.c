@@ -1,13 +1,17 @@
 /*
  * TSDL metadata for the CTF writer, generated from the vocabulary
  * descriptors (every kind of events.def, also those the trace never
- * used) and the custom kinds the trace declared. Field names get a
- * leading underscore, which CTF readers strip: it keeps names such as
- * `event` or `type` from colliding with TSDL keywords.
+ * used) and the custom kinds the trace declared. Every name from the
+ * target goes through text.h: event names as escaped string literals,
+ * field names as identifiers with a leading underscore (which CTF readers
+ * strip: it keeps names such as `event` or `type` from colliding with TSDL
+ * keywords), unique within their kind, and comments that a `*\/` in a
+ * name cannot end early.
  */
 #include <stdlib.h>
 #include <string.h>
 #include "ctf_internal.h"
+#include "text.h"
 
 /* Signed and float fields are declared inline rather than as typealiases
  * in the header, so metadata of traces without them stays as it was. All
@@ -34,29 +38,35 @@ static void put_uuid(FILE *f, const uint8_t *u)
     fprintf(f, "%02x%s", u[i], i == 3 || i == 5 || i == 7 || i == 9 ? "-" : "");
 }
 
-/* TSDL string literal: the vocabulary's strings are plain, but a custom
- * event's name comes from the target. */
 static void put_str(FILE *f, const char *s)
 {
-  fputc('"', f);
-  for (; *s; s++) {
-    if (*s == '"' || *s == '\\')
-      fputc('\\', f);
-    if ((unsigned char)*s >= 0x20)
-      fputc(*s, f);
-  }
-  fputc('"', f);
+  tw__tsdl_str(f, s, strlen(s));
 }
 
-static void put_ident(FILE *f, const char *s)
+/* A field's TSDL identifier: `_` + the name rewritten (text.h), unique in
+ * its kind. Names such as `_Bool` are TSDL keywords even with the
+ * underscore, so they are taken as the first free suffix is. */
+static const char *const tsdl_reserved[] = {"_Bool", "_Complex", "_Imaginary", NULL};
+
+static int field_idents(const struct tw_event_desc *d, struct tw__names *set,
+                        const char **out)
 {
-  fputc('_', f);
-  for (; *s; s++)
-    fputc((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9')
-              ? *s : '_', f);
+  struct tw__text t = {0};
+  int rc = d->nfields > TW_EVENT_MAX_VALUES ? -1 : 0;
+  for (size_t r = 0; tsdl_reserved[r]; r++)
+    if (tw__names_reserve(set, tsdl_reserved[r]) < 0)
+      rc = -1;
+  for (unsigned i = 0; i < d->nfields && !rc; i++) {
+    tw__text_reset(&t);
+    tw__rw_tsdl_ident(&t, d->fields[i].name);
+    if (t.oom || !(out[i] = tw__names_take(set, t.p)))
+      rc = -1;
+  }
+  tw__text_free(&t);
+  return rc;
 }
 
-static void put_field(FILE *f, const struct tw_event_desc *d, unsigned i)
+static void put_field(FILE *f, const struct tw_event_desc *d, unsigned i, const char *ident)
 {
   const struct tw_field_desc *fd = &d->fields[i];
   fputs("\t\t", f);
@@ -79,28 +89,42 @@ static void put_field(FILE *f, const struct tw_event_desc *d, unsigned i)
   } else {
     fprintf(f, "%s ", int_type(fd->type));
   }
-  put_ident(f, fd->name);
+  fputs(ident, f);
   fputs(";", f);
-  if (fd->doc)
-    fprintf(f, " /* %s */", fd->doc);
+  if (fd->doc) {
+    fputs(" /* ", f);
+    tw__tsdl_comment(f, fd->doc, strlen(fd->doc));
+    fputs(" */", f);
+  }
   fputc('\n', f);
 }
 
-static void put_event(FILE *f, const struct tw_event_desc *d, unsigned id, int inferred)
+/* -1 when out of memory. */
+static int put_event(FILE *f, const struct tw_event_desc *d, unsigned id, int inferred)
 {
+  struct tw__names set = {0};
+  const char *ident[TW_EVENT_MAX_VALUES];
+  int rc = field_idents(d, &set, ident);
   fputs("event {\n\tname = ", f);
   put_str(f, d->seed_name ? d->seed_name : d->name);
   fprintf(f, ";\n\tid = %u;\n\tstream_id = 0;\n", inferred ? id | CTF_INFERRED_CLASS : id);
-  if (d->doc)
-    fprintf(f, "\t/* %s: %s */\n", d->name, d->doc);
+  if (d->doc) {
+    fputs("\t/* ", f);
+    tw__tsdl_comment(f, d->name, strlen(d->name));
+    fputs(": ", f);
+    tw__tsdl_comment(f, d->doc, strlen(d->doc));
+    fputs(" */\n", f);
+  }
   if (inferred)
     fputs("\t/* the record had no timestamp: the time is the stream's previous timed\n"
           "\t * record's (tracewire docs/wire-format.md) */\n"
           "\tcontext := struct {\n\t\tuint8_t _time_inferred;\n\t};\n", f);
   fputs("\tfields := struct {\n", f);
-  for (unsigned i = 0; i < d->nfields; i++)
-    put_field(f, d, i);
+  for (unsigned i = 0; i < d->nfields && !rc; i++)
+    put_field(f, d, i, ident[i]);
   fputs("\t};\n};\n\n", f);
+  tw__names_free(&set);
+  return rc;
 }
 
 char *tw__ctf_event_tsdl(const struct tw_event_desc *d, unsigned id, int inferred)
@@ -110,8 +134,7 @@ char *tw__ctf_event_tsdl(const struct tw_event_desc *d, unsigned id, int inferre
   FILE *f = open_memstream(&buf, &len);
   if (!f)
     return NULL;
-  put_event(f, d, id, inferred);
-  if (fclose(f) != 0) {
+  if ((put_event(f, d, id, inferred) < 0) | (fclose(f) != 0)) {
     free(buf);
     return NULL;
   }
@@ -165,13 +188,15 @@ int tw__ctf_write_metadata(struct tw_export *x, struct ctf *c)
     return x->err;
   put_header(w.f, x, c);
   for (size_t i = 0; i < tw_event_ndescs; i++)
-    put_event(w.f, &tw_event_descs[i], tw_event_descs[i].id, 0);
+    if (put_event(w.f, &tw_event_descs[i], tw_event_descs[i].id, 0) < 0)
+      tw__export_fail(x, TW_ENOMEM, "%s: out of memory", path);
   for (size_t i = 0; i < c->ncustom; i++)
     fputs(c->custom_tsdl[i], w.f);
   for (size_t i = 0; i < tw_event_ndescs; i++) {
     unsigned id = tw_event_descs[i].id;
-    if (c->inferred_used[id / 8] >> (id % 8) & 1)
-      put_event(w.f, &tw_event_descs[i], id, 1);
+    if ((c->inferred_used[id / 8] >> (id % 8) & 1) &&
+        put_event(w.f, &tw_event_descs[i], id, 1) < 0)
+      tw__export_fail(x, TW_ENOMEM, "%s: out of memory", path);
   }
   for (size_t i = 0; i < c->ncustom; i++)
     if (c->custom_tsdl_inferred[i])

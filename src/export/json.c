@@ -5,6 +5,8 @@
  *   tracks    "M" process_name / thread_name metadata (pid = endpoint;
  *             tid = the track's thread id; counter tracks are per process)
  *   slices    "B" / "E" on the track's pid/tid
+ *   strings   valid UTF-8 (invalid bytes U+FFFD, valid ones kept), whole;
+ *             arg keys unique within an event (docs/exporters.md)
  *   instants  "i" (scope thread) with the fields as args (signed fields
  *             as negative numbers, F32 as numbers or "NaN"/"Infinity")
  *   flows     "s" at the give, "f" (binding point "e") at the ToTask
@@ -15,6 +17,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "text.h"
 #include "timeline.h"
 #include "tracewire/wire/format.h"
 
@@ -24,19 +27,10 @@ struct js {
   int n;
 };
 
+/* Valid UTF-8 whatever the target sent (text.h): "café" stays café. */
 static void put_str(FILE *f, const char *s)
 {
-  fputc('"', f);
-  for (; *s; s++) {
-    unsigned char ch = (unsigned char)*s;
-    if (ch == '"' || ch == '\\')
-      fprintf(f, "\\%c", ch);
-    else if (ch < 0x20 || ch >= 0x7F)
-      fprintf(f, "\\u%04x", ch); /* bytes from the target are not always UTF-8 */
-    else
-      fputc(ch, f);
-  }
-  fputc('"', f);
+  tw__json_str(f, s, strlen(s));
 }
 
 static FILE *begin(struct tw_export *x, const char *ph)
@@ -134,10 +128,10 @@ static void on_instant(void *b, uint64_t ts, const struct tl_track *t, const cha
   for (unsigned i = 0; i < na; i++) {
     if (i)
       fputc(',', f);
-    put_str(f, a[i].name);
+    put_str(f, a[i].name); /* unique within the event (timeline.c) */
     fputc(':', f);
     if (a[i].str)
-      put_str(f, a[i].str);
+      tw__json_str(f, a[i].str, a[i].str_len);
     else if (a[i].kind == TL_NUM_INT)
       fprintf(f, "%lld", (long long)a[i].inum);
     else if (a[i].kind == TL_NUM_FLOAT)

@@ -15,6 +15,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include "text.h"
 #include "timeline.h"
 
 /* field numbers */
@@ -97,7 +98,20 @@ static void pb_bytes(struct pb *b, unsigned field, const void *s, size_t n)
   b->n += n;
 }
 
-static void pb_str(struct pb *b, unsigned field, const char *s) { pb_bytes(b, field, s, strlen(s)); }
+/* A string field: valid UTF-8 whatever the target sent (text.h). */
+static void pb_text(struct pb *b, unsigned field, const char *s, size_t n)
+{
+  size_t len = tw__utf8_fix_len(s, n);
+  if (len == n || b->full || b->n + len + 16 > PB_CAP) {
+    pb_bytes(b, field, s, n);
+    return;
+  }
+  pb_tag(b, field, WT_LEN);
+  pb_varint(b, len);
+  b->n += tw__utf8_fix_to((char *)b->p + b->n, s, n);
+}
+
+static void pb_str(struct pb *b, unsigned field, const char *s) { pb_text(b, field, s, strlen(s)); }
 
 static void pb_fixed64(struct pb *b, unsigned field, uint64_t v)
 {
@@ -309,7 +323,7 @@ static void on_instant(void *b, uint64_t ts, const struct tl_track *t, const cha
     else
       pb_str(&da, DA_NAME, a[i].name);
     if (a[i].str)
-      pb_bytes(&da, DA_STRING, a[i].str, a[i].str_len);
+      pb_text(&da, DA_STRING, a[i].str, a[i].str_len);
     else if (a[i].kind == TL_NUM_INT) /* int64 varint: two's complement, 10 bytes if < 0 */
       pb_uint(&da, DA_INT, (uint64_t)a[i].inum);
     else if (a[i].kind == TL_NUM_FLOAT) /* double, fixed64 wire type; NaN/Inf are fine */

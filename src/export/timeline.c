@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "timeline.h"
+#include "text.h"
 #include "tracewire/model/rtos.h"
 
 #define TL_FLOWS 4096u
@@ -84,7 +85,11 @@ struct timeline {
   int have_ts;
   char *buf;               /* scratch for names and argument text */
   size_t cap;
+  struct tw__fields *fnames; /* custom kinds' argument names (text.h) */
 };
+
+/* The timeline adds these arguments itself (fill_args). */
+static const char *const arg_reserved[] = {"marker", "time", NULL};
 
 static uint64_t uuid(enum tl_kind k, uint16_t ep, uint32_t n)
 {
@@ -523,15 +528,20 @@ static unsigned fill_args(struct timeline *tl, const struct tw_rtos_change *ch,
 {
   const struct tw_event *ev = ch->ev;
   const struct tw_event_desc *d = ev->desc;
+  const char *const *names = NULL;
   unsigned n = 0;
+  /* the vocabulary's names are plain and unique (tests/test_export_text.c);
+   * a custom kind's come from the target: valid UTF-8, unique, not one the
+   * timeline adds (arg_reserved) */
+  if (d->module == TW_MOD_CUSTOM && !(names = tw__fields_of(tl->fnames, d)))
+    oom(tl);
   for (unsigned i = 0; i < d->nfields && n + 3 < TL_MAX_ARGS; i++) {
     const struct tw_field_desc *f = &d->fields[i];
     uint32_t v = i < ev->nvalues ? ev->values[i] : 0;
     const char *s = NULL, *on;
     text[n] = -1;
     if (f->type == TW_FT_STRING) {
-      text[n] = arg_text(tl, &used, ev->str ? ev->str : "",
-                         ev->str ? strnlen(ev->str, ev->str_len) : 0, 0, 0);
+      text[n] = arg_text(tl, &used, ev->str ? ev->str : "", ev->str ? ev->str_len : 0, 0, 0);
     } else if ((int)i == d->marker_field && tw_event_enum_name(d, v)) {
       s = tw_event_enum_name(d, v);
     } else if (f->obj == TW_OBJ_OBJKIND) {
@@ -540,7 +550,7 @@ static unsigned fill_args(struct timeline *tl, const struct tw_rtos_change *ch,
                (on = tw_rtos_name(tl->m, ev->endpoint, f->obj, v)) != NULL) {
       text[n] = arg_text(tl, &used, on, strlen(on), v, 1);
     }
-    a[n] = (struct tl_arg){f->name, s, v};
+    a[n] = (struct tl_arg){names ? names[i] : f->name, s, v};
     if (s)
       a[n].str_len = strlen(s);
     if (!s && text[n] < 0 && tw_field_type_signed(f->type)) {
@@ -557,7 +567,7 @@ static unsigned fill_args(struct timeline *tl, const struct tw_rtos_change *ch,
       a[i].str = tl->buf + text[i];
       a[i].str_len = strlen(a[i].str);
       if (d->fields[i].type == TW_FT_STRING && ev->str)
-        a[i].str_len = strnlen(ev->str, ev->str_len);
+        a[i].str_len = ev->str_len; /* whole, NUL bytes and all */
     }
   if (ch->marker != TW_MARKER_NONE) {
     a[n] = (struct tl_arg){"marker", tw_marker_name(ch->marker), 0};
@@ -615,11 +625,13 @@ static void instant(struct timeline *tl, struct tl_core *c, const struct tw_rtos
 struct timeline *tw__tl_open(struct tw_export *x, const struct tl_ops *ops, void *backend)
 {
   struct timeline *tl = calloc(1, sizeof *tl);
-  if (!tl || !(tl->flows = calloc(TL_FLOWS, sizeof *tl->flows)) || tw_rtos_create(&tl->m) < 0 ||
+  if (!tl || !(tl->flows = calloc(TL_FLOWS, sizeof *tl->flows)) ||
+      !(tl->fnames = tw__fields_new(tw__rw_utf8, arg_reserved)) || tw_rtos_create(&tl->m) < 0 ||
       tw_rtos_observe(tl->m, on_change, tl) < 0) {
     if (tl) {
       tw_rtos_destroy(tl->m);
       free(tl->flows);
+      tw__fields_free(tl->fnames);
     }
     free(tl);
     tw__export_fail(x, TW_ENOMEM, "out of memory");
@@ -689,5 +701,6 @@ void tw__tl_close(struct timeline *tl)
   free(tl->dirty);
   free(tl->flows);
   free(tl->buf);
+  tw__fields_free(tl->fnames);
   free(tl);
 }

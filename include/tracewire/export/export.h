@@ -60,6 +60,13 @@ unsigned long long tw_export_count(const struct tw_export *x);
 /* The first error so far (0 none): a host can stop feeding early. */
 int tw_export_error(const struct tw_export *x);
 
+/* A clock offset written in seconds ("1700000000.25", "-0.5") as
+ * nanoseconds, exactly: decimal digits with an optional leading '-' and
+ * fraction (at most 9 decimals, more only when they are zeros), within
+ * +-9223372036.854775807 s. No exponents, spaces, "inf" or hex. 0, or
+ * TW_EINVAL with the reason in err (may be NULL/0). Pure; reentrant. */
+int tw_export_parse_offset(const char *s, int64_t *ns, char *err, size_t errcap);
+
 /* Format names, NULL-terminated. */
 extern const char *const tw_export_formats[];
 

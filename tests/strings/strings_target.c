@@ -1,0 +1,161 @@
+/*
+ * tw-strings-target OUT.bin MANIFEST: the real target stack (kernel event
+ * logger, streamer, POSIX port) sending the strings that used to break
+ * the exporters, the way firmware would send them:
+ *   - custom kinds named with a comment end, quotes, braces, non-ASCII and
+ *     invalid UTF-8, with fields that collide once rewritten (a,b / a.b),
+ *     repeat (x twice), are TSDL keywords (struct, Bool), start with a
+ *     digit, or are names the formats add themselves (marker, seq);
+ *   - task names: non-ASCII, 100 bytes, invalid UTF-8, quotes and `*\/`;
+ *   - string values: empty, 68 bytes, 1000 bytes (near the most one
+ *     logger event carries: 255 words), controls, invalid
+ *     UTF-8 (lone continuation, overlong, surrogate, past U+10FFFF, cut),
+ *     valid multi-byte, a TSDL keyword, and a BLOB with NUL bytes.
+ * MANIFEST lists what was sent, one line each, in hex, for
+ * tests/sh/export_strings.sh: `kind ID NAME FIELD...`, `task N NAME`,
+ * `value ID BYTES` (`-` for empty). The clock is a counter: the same
+ * bytes every run.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "tracewire/events_gen.h"
+#include "tracewire/klog.h"
+#include "tracewire/streamer.h"
+#include "tracewire/trace.h"
+
+#define EP 0x0007u
+enum { K_CLASH = 40, K_BAD = 41, K_TEXT = 42, K_BLOB = 43 };
+
+static FILE *out, *man;
+static uint32_t fake_now = 100;
+static struct tw_streamer S;
+
+static uint32_t clock_fn(void) { return fake_now; }
+
+static int to_file(void *ctx, const void *p, size_t len)
+{
+  (void)ctx;
+  return fwrite(p, 1, len, out) == len ? 0 : TW_EBUSY;
+}
+
+static void drain(void)
+{
+  while (tw_streamer_poll(&S, 0) > 0)
+    ;
+}
+
+static void hex(const void *p, size_t n)
+{
+  fputc(' ', man);
+  if (!n)
+    fputc('-', man);
+  for (size_t i = 0; i < n; i++)
+    fprintf(man, "%02x", ((const unsigned char *)p)[i]);
+}
+
+/* name, then fields "name:TYPE" separated by single spaces */
+static int declare(uint16_t id, const char *decl)
+{
+  char copy[TW_CFG_DECL_MAX], *tok, *save = NULL;
+  fprintf(man, "kind %u", id);
+  snprintf(copy, sizeof copy, "%s", decl);
+  for (tok = strtok_r(copy, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+    char *colon = strrchr(tok, ':');
+    hex(tok, colon && tok != copy ? (size_t)(colon - tok) : strlen(tok));
+  }
+  fputc('\n', man);
+  return tw_custom_declare(id, 1, decl);
+}
+
+static const char *const task_names[] = {
+  "caf\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x98\x80",
+  "t100_0123456789_0123456789_0123456789_0123456789_0123456789_0123456789_0123456789_0123456789_",
+  "bad\xff\xfe\xc0\xaf\xed\xa0\x80",
+  "\"quoted\" */ {braces}, a,b\t\\",
+};
+
+static char big[1000];
+
+#define S(lit) {lit, sizeof lit - 1}
+static const struct { const char *s; size_t n; } values[] = {
+  S(""),
+  S("caf\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x98\x80"),
+  S("sixty-eight_bytes_0123456789_0123456789_0123456789_0123456789_012345"),
+  {NULL, sizeof big},
+  S("ctl \x01\x02\t\n\r\x1b\x7f end"),
+  S("inv \x80|\xc0\xaf|\xe0\x80\xaf|\xed\xa0\x80|\xf4\x90\x80\x80|\xf0\x9f\x98|\xff end"),
+  S("struct"),
+  S("*/ \" \\ {x} ,;"),
+};
+
+int main(int argc, char **argv)
+{
+  static const char blob[] = {'a', 0, 'b', 0, 0, 'c', '\xff'};
+  struct tw_streamer_cfg cfg;
+  if (argc != 3) {
+    fprintf(stderr, "usage: tw-strings-target OUT.bin MANIFEST\n");
+    return 2;
+  }
+  if (!(out = fopen(argv[1], "wb")) || !(man = fopen(argv[2], "w"))) {
+    perror("tw-strings-target");
+    return 1;
+  }
+  for (size_t i = 0; i < sizeof big; i++)
+    big[i] = (char)('!' + i % 90);
+  tw_klog_set_timer(clock_fn);
+  tw_klog_register_collector();
+  memset(&cfg, 0, sizeof cfg);
+  tw_source_klog(&cfg.source);
+  cfg.source.freq_hz = 1000000;
+  cfg.send = to_file;
+  cfg.endpoint = EP;
+  cfg.module_id = 1;
+  cfg.sync_ticks = 100000;
+  cfg.initial_mask = 0xFFFFFFFFu;
+  for (uint16_t t = 0; t < sizeof task_names / sizeof task_names[0]; t++) {
+    fprintf(man, "task %u", t + 1);
+    hex(task_names[t], strlen(task_names[t]));
+    fputc('\n', man);
+    if (tw_name_register(TW_OBJ_TASK, (uint16_t)(t + 1), task_names[t], 1))
+      return 1;
+  }
+  if (tw_streamer_init(&S, &cfg) ||
+      declare(K_CLASH, "*/\"{k}\\caf\xc3\xa9\xe6\x97\xa5\xf0\x9f\x98\x80 a,b:U8 a.b:U8 x:U16 "
+                       "x:U16 struct:U8 1st:U8 Bool:U8 marker:U8") ||
+      declare(K_BAD, "bad\xc0\xaf\xed\xa0\x80\x80name seq:U8 caf\xc3\xa9:U8 caf_:U8 t\tn\n:U8") ||
+      declare(K_TEXT, "Text s:STR") || declare(K_BLOB, "Blob b:BLOB") || tw_streamer_start(&S))
+    return 1;
+  drain();
+  for (uint16_t t = 1; t <= sizeof task_names / sizeof task_names[0]; t++) {
+    fake_now += 10;
+    tw_task_switch(t);
+    drain();
+  }
+  {
+    uint32_t w[8] = {1, 2, 3, 4, 5, 6, 7, 8}, v[4] = {9, 10, 11, 12};
+    fake_now += 10;
+    tw_custom(K_CLASH, w, 8);
+    tw_custom(K_BAD, v, 4);
+    drain();
+  }
+  for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
+    const char *s = values[i].s ? values[i].s : big;
+    fprintf(man, "value %u", K_TEXT);
+    hex(s, values[i].n);
+    fputc('\n', man);
+    fake_now += 10;
+    tw_custom_bytes(K_TEXT, s, (uint32_t)values[i].n);
+    drain();
+  }
+  fprintf(man, "value %u", K_BLOB);
+  hex(blob, sizeof blob);
+  fputc('\n', man);
+  tw_custom_bytes(K_BLOB, blob, sizeof blob);
+  drain();
+  tw_streamer_stop(&S, 1);
+  while (tw_streamer_running(&S) || S.nwork || S.fill > TW_STREAMER_HDR_BYTES) {
+    tw_streamer_poll(&S, 0);
+    tw_streamer_flush(&S);
+  }
+  return fclose(man) == 0 && fclose(out) == 0 ? 0 : 1;
+}
