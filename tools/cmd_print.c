@@ -60,9 +60,9 @@ static int task_ok(struct print_ctx *p, const struct tw_event *ev)
 {
   if (!p->task)
     return 1;
-  char *end;
-  unsigned long n = strtoul(p->task, &end, 0);
-  int numeric = *p->task && !*end;
+  unsigned long long n = 0;
+  /* a number (decimal or 0x hex, strictly: " 5" is a name, and no task's) */
+  int numeric = cli_parse_num(p->task, 0, 0xFFFFFFFFu, &n) == 0;
   for (unsigned i = 0; i < ev->nvalues; i++) {
     if (ev->desc->fields[i].obj != TW_OBJ_TASK)
       continue;
@@ -163,9 +163,8 @@ static int check_names(const struct print_ctx *p)
     fputc('\n', stderr);
     rc = TW_EXIT_USAGE;
   }
-  char *end;
-  strtoul(p->task ? p->task : "0", &end, 0);
-  if (p->task && *end && !p->task_named) {
+  unsigned long long number_given;
+  if (p->task && cli_parse_num(p->task, 0, 0xFFFFFFFFu, &number_given) < 0 && !p->task_named) {
     uint16_t ep;
     enum tw_obj_kind kind;
     uint32_t number;
