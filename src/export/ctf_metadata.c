@@ -134,7 +134,9 @@ char *tw__ctf_event_tsdl(const struct tw_event_desc *d, unsigned id, int inferre
   FILE *f = open_memstream(&buf, &len);
   if (!f)
     return NULL;
-  if ((put_event(f, d, id, inferred) < 0) | (fclose(f) != 0)) {
+  int bad = put_event(f, d, id, inferred) < 0;
+  bad |= fclose(f) != 0; /* closed whatever happened (clang: no | of two booleans) */
+  if (bad) {
     free(buf);
     return NULL;
   }
