@@ -8,8 +8,10 @@ CMAKE_FLAGS ?=
 # The FreeRTOS kernel for the FreeRTOS tests and example (cmake/freertos.cmake):
 # the copy beside this tree when there is one.
 FREERTOS_KERNEL_PATH ?= $(abspath $(wildcard ../shared/third_party/FreeRTOS-Kernel))
+# Perfetto's protos for the tests that decode the Perfetto export with protoc.
+PERFETTO_PROTO ?= $(abspath $(wildcard ../shared/third_party/perfetto/perfetto_trace.proto))
 
-.PHONY: all build run test bench size cross deps clean run-qemu soak fuzz
+.PHONY: all build run test bench bench-target size cross deps clean run-qemu soak fuzz
 
 all: build
 
@@ -17,7 +19,7 @@ deps:
 	@bash scripts/deps.sh
 
 $(BUILD)/CMakeCache.txt:
-	cmake -S . -B $(BUILD) -DTW_SANITIZE=$(SANITIZE) -DFREERTOS_KERNEL_PATH=$(FREERTOS_KERNEL_PATH) $(CMAKE_FLAGS)
+	cmake -S . -B $(BUILD) -DTW_SANITIZE=$(SANITIZE) -DFREERTOS_KERNEL_PATH=$(FREERTOS_KERNEL_PATH) -DPERFETTO_PROTO=$(PERFETTO_PROTO) $(CMAKE_FLAGS)
 
 build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
@@ -35,6 +37,12 @@ test: build
 bench: build
 	@bash bench/run.sh $(BUILD)
 
+# What tracing costs a Cortex-M, under QEMU: instructions per event (with
+# -icount) beside the anchors' published figures, and the RTT and UART
+# paths' throughput (scripts/bench-target.sh, docs/performance.md).
+bench-target: build
+	@bash scripts/bench-target.sh $(BUILD)
+
 # Size of the freestanding target code for a Cortex-M, as linked objects.
 size: deps
 	@bash scripts/cross.sh size
@@ -43,7 +51,9 @@ cross: deps
 	@bash scripts/cross.sh build
 
 # The same workload model as firmware for a Cortex-M3 in QEMU (mps2-an385),
-# streaming over its UART to `tracewire record` (scripts/run-qemu.sh).
+# streaming over its UART to `tracewire record` (scripts/run-qemu.sh);
+# TRANSPORT=rtt: over RTT, read through QEMU's gdbstub (record --from
+# rtt+gdb://), with the same decoded events.
 run-qemu: build
 	@bash scripts/run-qemu.sh $(BUILD)
 

@@ -6,6 +6,9 @@
  *   decode      reader + decoder, events counted: our reading of the trace
  *   ctf         decode + CTF export to a directory
  *   perfetto    decode + Perfetto export to a file
+ *   model       decode + the RTOS state model with one observer that does
+ *               nothing: what the Perfetto writer is fed (its timeline
+ *               observes a model), so the most any writer on it can reach
  *   plugin      decode + trace model + the built-in CTF plugin, as
  *               `tracewire export` runs it (without its prescan)
  * Export throughput is reported end to end and for the exporter alone
@@ -22,7 +25,12 @@
  *
  *   bench_export [MiB]   (default 64)
  *
- * Targets: CTF export >= 20 M events/s; reading >= 50x babeltrace2.
+ * Sizes: the Perfetto file and the CTF streams against the trace's bytes
+ * (the raw packets a .twt holds), per event.
+ *
+ * Targets: CTF export >= 20 M events/s; Perfetto export >= 20 M events/s
+ * end to end and at most 1.5x the trace's size; reading >= 50x
+ * babeltrace2.
  */
 #include <fcntl.h>
 #include <spawn.h>
@@ -40,6 +48,8 @@
 #include "tracewire/wire/reader.h"
 #include "tracewire/wire/synth.h"
 #include "tracewire/model/mti_host.h"
+#include "tracewire/model/rtos.h"
+#include <sys/stat.h>
 
 extern char **environ;
 
@@ -63,7 +73,8 @@ static double wall(void)
 struct run {
   struct tw_export *x;
   struct tw_mti_system *sys;
-  unsigned long long events;
+  struct tw_rtos *model;
+  unsigned long long events, changes;
 };
 
 static int on_event(void *ctx, const struct tw_event *ev)
@@ -72,7 +83,15 @@ static int on_event(void *ctx, const struct tw_event *ev)
   r->events++;
   if (r->sys)
     return tw_mti_system_feed(r->sys, ev);
+  if (r->model)
+    return tw_rtos_feed(r->model, ev);
   return r->x ? tw_export_event(r->x, ev) : (int)(ev->values[0] & 0);
+}
+
+static void on_change(void *ctx, const struct tw_rtos_change *ch)
+{
+  struct run *r = ctx;
+  r->changes += ch->kind != TW_RTOS_NCH;
 }
 
 /* The CTF exporter as `tracewire export` runs it: the built-in MTI plugin
@@ -150,7 +169,10 @@ static double pass(const char *path, const char *format, const char *out,
   if (tw_conn_file_open(path, &src, err, sizeof err) < 0 || tw_reader_open(&r, src, &rc) < 0 ||
       tw_decoder_open(&d, NULL) < 0)
     return -1;
-  if (format) {
+  if (format && !strcmp(format, "model")) {
+    if (tw_rtos_create(&run.model) < 0 || tw_rtos_observe(run.model, on_change, &run) < 0)
+      return -1;
+  } else if (format) {
     struct tw_export_cfg cfg = {.format = format, .out = out};
     if (tw_export_open(&run.x, &cfg, err, sizeof err) < 0) {
       fprintf(stderr, "bench_export: %s\n", err);
@@ -165,11 +187,33 @@ static double pass(const char *path, const char *format, const char *out,
     return -1;
   }
   t = now() - t0;
+  tw_rtos_destroy(run.model);
   tw_decoder_close(d);
   tw_reader_close(r);
   tw_conn_close(src);
   *events = run.events;
   return t;
+}
+
+static unsigned long long file_bytes(const char *path)
+{
+  struct stat st;
+  return stat(path, &st) == 0 ? (unsigned long long)st.st_size : 0;
+}
+
+/* Bytes of the regular files in dir (the CTF streams and metadata). */
+static unsigned long long dir_bytes(const char *dir)
+{
+  char cmd[400];
+  unsigned long long n = 0;
+  FILE *p;
+  snprintf(cmd, sizeof cmd, "du -sb '%s'", dir);
+  if ((p = popen(cmd, "r")) != NULL) {
+    if (fscanf(p, "%llu", &n) != 1)
+      n = 0;
+    pclose(p);
+  }
+  return n;
 }
 
 #define REPS 5
@@ -273,8 +317,8 @@ int main(int argc, char **argv)
   struct tw_synth_cfg cfg = {.names = 1, .pkt_bytes = 4096, .instances = 2, .endpoints = 2,
                              .drop_every = 1000, .start_ticks = 0xF0000000u, .switches = 1};
   static uint8_t buf[65536];
-  unsigned long long n_dec = 0, n_ctf = 0, n_pf = 0, n_pl = 0;
-  double t_dec, t_ctf, t_pf, t_pl = 1e30, t_bt, t_bt_wall = 0, t_rd, t_fr;
+  unsigned long long n_dec = 0, n_ctf = 0, n_pf = 0, n_pl = 0, n_md = 0, b_pf, b_ctf;
+  double t_dec, t_ctf, t_pf, t_pl = 1e30, t_bt, t_bt_wall = 0, t_rd, t_fr, t_md;
   unsigned long long n_fr = 0;
   FILE *f;
   if (!mkdtemp(tmp))
@@ -297,13 +341,14 @@ int main(int argc, char **argv)
   t_fr = frame_only(path, &n_fr);
   t_ctf = best_of(path, "ctf", ctf, &n_ctf);
   t_pf = best_of(path, "perfetto", pf, &n_pf);
+  t_md = best_of(path, "model", NULL, &n_md);
   for (int i = 0; i < REPS; i++) {
     double t = plugin_pass(path, ctf, &n_pl);
     if (t < t_pl)
       t_pl = t;
   }
-  if (t_dec < 0 || t_ctf < 0 || t_pf < 0 || t_pl < 0 || n_dec != g.events || n_ctf != n_dec ||
-      n_pf != n_dec || n_pl != n_dec) {
+  if (t_dec < 0 || t_ctf < 0 || t_pf < 0 || t_pl < 0 || t_md < 0 || n_dec != g.events ||
+      n_ctf != n_dec || n_pf != n_dec || n_pl != n_dec || n_md != n_dec) {
     fprintf(stderr, "bench_export: a pass failed (%llu/%llu/%llu events of %llu)\n", n_dec,
             n_ctf, n_pf, g.events);
     return 1;
@@ -315,11 +360,24 @@ int main(int argc, char **argv)
          "events/s\n", (double)n_ctf / t_ctf / 1e6, (double)n_ctf / (t_ctf - t_dec) / 1e6);
   printf("bench_export: decode + Perfetto %5.1f M events/s end to end; Perfetto writer alone "
          "%.1f M events/s\n", (double)n_pf / t_pf / 1e6, (double)n_pf / (t_pf - t_dec) / 1e6);
+  printf("bench_export: decode + RTOS model, no writer: %.1f M events/s (what the Perfetto "
+         "writer is fed: the most it can reach here)\n", (double)n_md / t_md / 1e6);
   printf("bench_export: decode + MTI model + CTF plugin (tracewire export's path) %.1f M "
          "events/s\n", (double)n_pl / t_pl / 1e6);
   printf("bench_export: target CTF export >= 20 M events/s: %s (end to end), %s (writer)\n",
          (double)n_ctf / t_ctf >= 20e6 ? "met" : "NOT met",
          (double)n_ctf / (t_ctf - t_dec) >= 20e6 ? "met" : "NOT met");
+  printf("bench_export: target Perfetto export >= 20 M events/s end to end: %s (%.1f M events/s, "
+         "CTF %.1f)\n", (double)n_pf / t_pf >= 20e6 ? "met" : "NOT met",
+         (double)n_pf / t_pf / 1e6, (double)n_ctf / t_ctf / 1e6);
+  b_pf = file_bytes(pf);
+  b_ctf = dir_bytes(ctf);
+  printf("bench_export: sizes: trace %zu bytes (%.1f per event), Perfetto %llu (%.1f per event, "
+         "%.2fx the trace), CTF %llu (%.1f per event, %.2fx)\n", len, (double)len / (double)n_dec,
+         b_pf, (double)b_pf / (double)n_dec, (double)b_pf / (double)len, b_ctf,
+         (double)b_ctf / (double)n_dec, (double)b_ctf / (double)len);
+  printf("bench_export: target Perfetto size <= 1.5x the trace: %s (%.2fx)\n",
+         (double)b_pf <= 1.5 * (double)len ? "met" : "NOT met", (double)b_pf / (double)len);
   t_bt = babeltrace2(ctf, &t_bt_wall);
   for (int i = 1; i < 3 && t_bt >= 0; i++) {
     double w, t = babeltrace2(ctf, &w);

@@ -48,12 +48,19 @@ void fw_systick(void)
   xPortSysTickHandler();
 }
 
-/* Monotonic (the streamer counts a step back as a 2^32 wrap): the
- * pending flag read on both sides of the count says whether the count is
- * from after a wrap whose interrupt has not run yet (interrupts masked). */
+/* Monotonic (the streamer counts a step back as a 2^32 wrap, a jump of
+ * 171.8 s at 25 MHz): the pending flag read on both sides of the count
+ * says whether the count is from after a wrap whose interrupt has not run
+ * yet (interrupts masked). QEMU on a loaded host can still hold SysTick
+ * back for more than a millisecond of its clock, losing one (seen: steps
+ * back of up to a millisecond); the reading is then held at the last one
+ * until the clock passes it again. Interrupts are masked for the few
+ * instructions that compare and store the last reading. */
 static uint32_t fw_timestamp(void)
 {
-  uint32_t m, c, p1, p2;
+  static uint32_t last;
+  uint32_t m, c, p1, p2, v, primask;
+  __asm volatile("mrs %0, primask\n\tcpsid i" : "=r"(primask)::"memory");
   do {
     m = ms;
     p1 = SCB_ICSR & ICSR_PENDSTSET;
@@ -62,7 +69,12 @@ static uint32_t fw_timestamp(void)
   } while (m != ms || p1 != p2);
   if (p1)
     m++;
-  return m * RELOAD + (RELOAD - 1u - c);
+  v = m * RELOAD + (RELOAD - 1u - c);
+  if ((int32_t)(v - last) < 0)
+    v = last;
+  last = v;
+  __asm volatile("msr primask, %0" ::"r"(primask) : "memory");
+  return v;
 }
 
 void vApplicationTickHook(void)

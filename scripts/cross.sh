@@ -3,7 +3,9 @@
 # way a firmware project would drop it in: every .c of src/common,
 # src/target and src/port/cortex-m, include/ on the include path.
 #   scripts/cross.sh build   cortex-m3, -Os, objects + libtracewire.a in build-arm/
-#   scripts/cross.sh size    cortex-m4 text/data/bss per module (arm-none-eabi-size)
+#   scripts/cross.sh size    cortex-m4 text/data/bss per module (arm-none-eabi-size), the
+#                            logger core's budget, then the minimal and full configurations
+#                            as linked, with their budgets (scripts/size_configs.py)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-build}
@@ -29,6 +31,9 @@ if [ "$mode" = size ]; then
   echo "Cortex-M4 (-Os -mthumb) size of the target modules:"
   arm-none-eabi-size -t "${objs[@]}"
   if [ -x scripts/size-check.sh ]; then bash scripts/size-check.sh "$out"; fi
+  echo
+  command -v python3 >/dev/null || { echo "cross.sh: python3 not found (Debian: python3)" >&2; exit 1; }
+  python3 scripts/size_configs.py
 else
   echo "cross build OK: $out/libtracewire.a (${#objs[@]} objects, -mcpu=$cpu)"
 fi

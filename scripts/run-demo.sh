@@ -33,11 +33,18 @@
 #   SCENARIO=demo (or deadlock, pipeline, contention, inversion, storm)
 #   SEED=1  TARGET=host|qemu  OUT=out/<scenario> (out/qemu-<scenario>)
 #   RTOS=sim|freertos  RUN_MS=1000
+#   TRANSPORT=uart|rtt (TARGET=qemu RTOS=sim): rtt streams over RTT through
+#   QEMU's gdbstub to `tracewire record --from rtt+gdb://` instead of over
+#   UART0 (out/qemu-rtt-<scenario>; the same decoded events:
+#   tests/sh/qemu_rtt_matches_uart.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 b=${1:?usage: scripts/run-demo.sh <builddir>}
 scenario=${SCENARIO:-demo}; seed=${SEED:-1}; kind=${TARGET:-host}; rtos=${RTOS:-sim}
-run_ms=${RUN_MS:-1000}
+run_ms=${RUN_MS:-1000}; transport=${TRANSPORT:-uart}
+case $transport in uart|rtt) ;; *) echo "run-demo: TRANSPORT=$transport: expected uart or rtt" >&2; exit 2 ;; esac
+[ "$transport" = rtt ] && [ "$kind/$rtos" != qemu/sim ] &&
+  { echo "run-demo: TRANSPORT=rtt needs TARGET=qemu RTOS=sim (make run-qemu TRANSPORT=rtt)" >&2; exit 2; }
 tw=$b/tools/tracewire
 case $b in /*) babs=$b ;; *) babs=$PWD/$b ;; esac
 need_qemu() {
@@ -51,7 +58,7 @@ case $kind/$rtos in
     out=${OUT:-out/$scenario}
     target=$b/examples/demo-target/tw-demo-target ;;
   qemu/sim)
-    out=${OUT:-out/qemu-$scenario}
+    out=${OUT:-out/qemu-$([ "$transport" = rtt ] && echo rtt-)$scenario}
     target=$b/firmware/fw.elf
     need_qemu
     make -s -C firmware OUT="$babs/firmware" >/dev/null ;;
@@ -88,6 +95,33 @@ case $kind/$rtos in
 esac
 
 # ---- 1. record
+# RTT: QEMU listens for a debugger (-gdb) and holds the CPU (-S) until the
+# recorder attaches through it; semihosting stays QEMU's own
+# (target=native), not routed to the debugger.
+if [ "$transport" = rtt ]; then
+  # a free port for the gdbstub, and wait until QEMU listens on it (from
+  # /proc/net/tcp: connecting to find out would be a debugger attaching)
+  gport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  echo "[1/4] record   qemu-system-arm -M mps2-an385 $target, RTT -> gdbstub 127.0.0.1:$gport -> tracewire record --from rtt+gdb:// -> $trace"
+  timeout 120 qemu-system-arm -M mps2-an385 -nographic -monitor none -serial null \
+    -semihosting-config enable=on,target=native -gdb "tcp:127.0.0.1:$gport" -S \
+    -kernel "$target" -append "--scenario $scenario --seed $seed --transport rtt" \
+    > "$out/target.log" 2>&1 &
+  qemu=$!
+  trap 'kill $qemu 2>/dev/null || true' EXIT
+  hexport=$(printf '%04X' "$gport")
+  for _ in $(seq 200); do
+    grep -q ":$hexport [0-9A-F]*:[0-9A-F]* 0A" /proc/net/tcp 2>/dev/null && break
+    sleep 0.05
+  done
+  "$tw" record --from "rtt+gdb://127.0.0.1:$gport" -o "$trace" -q 2> "$out/record.log" ||
+    { cat "$out/record.log" >&2; kill $qemu 2>/dev/null; echo "run-demo: tracewire record failed" >&2; exit 1; }
+  rc=0; wait $qemu || rc=$?
+  trap - EXIT
+  [ $rc -eq 0 ] || { cat "$out/target.log" >&2
+    echo "run-demo: firmware exited with status $rc (124: timed out; docs/sim.md lists the others)" >&2; exit 1; }
+  sed -n 's/^tracewire record: \(.*[0-9]* events\) ([^)]*)/               recorder: \1/p' "$out/record.log"
+else
 : > "$out/record.log" # there before the background recorder opens it
 "$tw" record --from tcp-listen://127.0.0.1:0 -o "$trace" -q 2> "$out/record.log" &
 rec=$!
@@ -125,6 +159,7 @@ trap - EXIT
 # and the recorder's (what arrived)
 sed -n 's/^tw-demo-target: scenario [^:]*: /               target:   /p; s/^tw-freertos-app: \(.* packets.*\)/               target:   \1/p' "$out/target.log"
 sed -n 's/^tracewire record: \(.*[0-9]* events\) ([^)]*)/               recorder: \1/p' "$out/record.log"
+fi
 
 # ---- 2. export
 if has export; then

@@ -6,6 +6,8 @@
 # ends the scenario itself (semihosting exit), QEMU closes the socket and
 # the recorder closes the trace. Then the same exports, report and summary
 # as `make run`, in out/qemu-<scenario>/.
-# Usage: scripts/run-qemu.sh <builddir>   (SCENARIO=demo SEED=1 by default)
+# TRANSPORT=rtt: the firmware streams over RTT instead, which the recorder
+# reads through QEMU's gdbstub (record --from rtt+gdb://); out/qemu-rtt-*.
+# Usage: scripts/run-qemu.sh <builddir>   (SCENARIO=demo SEED=1 TRANSPORT=uart by default)
 set -euo pipefail
 TARGET=qemu exec bash "$(dirname "$0")/run-demo.sh" "$@"

@@ -24,6 +24,11 @@ uint32_t tw_sim_timer(void)
   return clock_owner ? (uint32_t)clock_owner->now : 0u;
 }
 
+void tw_sim_take_clock(struct tw_sim *s)
+{
+  clock_owner = s;
+}
+
 
 void tw_sim_init(struct tw_sim *s, uint32_t seed)
 {
@@ -41,6 +46,8 @@ void tw_sim_init(struct tw_sim *s, uint32_t seed)
   s->tasks[0].prio = 0;
   s->tasks[0].state = TW_SIM_READY;
   s->ntasks = 1;
+  for (unsigned i = 0; i < TW_SIM_MAX_TASKS; i++)
+    s->wire[i] = (uint16_t)i;
   clock_owner = s;
   tw__sim_install_clock();
 }

@@ -40,9 +40,33 @@ static void to_emitter(uint16_t id, uint32_t a, uint32_t b, uint32_t c, uint32_t
   }
 }
 
+/* A task's number on the wire (a core of a multi-core model numbers its
+ * tasks apart from the others'); EnterInt and LeaveInt stay. */
+static uint32_t wire_task(const struct tw_sim *s, uint32_t t)
+{
+  return t < TW_SIM_MAX_TASKS ? s->wire[t] : t;
+}
+
 void tw__sim_emit(struct tw_sim *s, uint16_t id, unsigned n, uint32_t a, uint32_t b,
                   uint32_t c, uint32_t d)
 {
+  switch (id) { /* this core's numbers -> the endpoint's */
+  case TW_SIM_EV_TASK_SWITCH:
+    a = wire_task(s, a);
+    break;
+  case TW_SIM_EV_MUTEX: case TW_SIM_EV_SEM_TASK: case TW_SIM_EV_EVENT_TASK:
+  case TW_SIM_EV_MULTI_SEM_TASK: case TW_SIM_EV_MULTI_EVENT_TASK:
+  case TW_SIM_EV_ANTI_SEM_TASK: case TW_SIM_EV_RES_SEM_TASK:
+    a = wire_task(s, a);
+    b += s->obj_base;
+    break;
+  case TW_SIM_EV_SEM: case TW_SIM_EV_EVENT: case TW_SIM_EV_MULTI_SEM:
+  case TW_SIM_EV_MULTI_EVENT: case TW_SIM_EV_ANTI_SEM: case TW_SIM_EV_RES_SEM:
+    a += s->obj_base;
+    break;
+  default:
+    break;
+  }
   s->nevents++;
   to_emitter(id, a, b, c, d);
   if (s->collector && ++s->since_drain >= s->watermark &&
@@ -63,16 +87,17 @@ static void reg(enum tw_obj_kind kind, unsigned n, const char *name, uint8_t pri
 
 void tw_sim_register_names(const struct tw_sim *s)
 {
+  unsigned b = s->obj_base;
   for (unsigned i = 0; i < s->ntasks; i++)
-    reg(TW_OBJ_TASK, i, s->tasks[i].name, s->tasks[i].prio);
+    reg(TW_OBJ_TASK, s->wire[i], s->tasks[i].name, s->tasks[i].prio);
   for (unsigned i = 0; i < TW_SIM_MAX_OBJS; i++) {
-    if (s->mutex[i].used) reg(TW_OBJ_MUTEX, i, s->mutex[i].name, 0);
-    if (s->sem[i].used) reg(TW_OBJ_SEM, i, s->sem[i].name, 0);
-    if (s->event[i].used) reg(TW_OBJ_EVENT, i, s->event[i].name, 0);
-    if (s->msem[i].used) reg(TW_OBJ_MSEM, i, s->msem[i].name, 0);
-    if (s->mevent[i].used) reg(TW_OBJ_MEVENT, i, s->mevent[i].name, 0);
-    if (s->asem[i].used) reg(TW_OBJ_ASEM, i, s->asem[i].name, 0);
-    if (s->rsem[i].used) reg(TW_OBJ_RSEM, i, s->rsem[i].name, 0);
+    if (s->mutex[i].used) reg(TW_OBJ_MUTEX, b + i, s->mutex[i].name, 0);
+    if (s->sem[i].used) reg(TW_OBJ_SEM, b + i, s->sem[i].name, 0);
+    if (s->event[i].used) reg(TW_OBJ_EVENT, b + i, s->event[i].name, 0);
+    if (s->msem[i].used) reg(TW_OBJ_MSEM, b + i, s->msem[i].name, 0);
+    if (s->mevent[i].used) reg(TW_OBJ_MEVENT, b + i, s->mevent[i].name, 0);
+    if (s->asem[i].used) reg(TW_OBJ_ASEM, b + i, s->asem[i].name, 0);
+    if (s->rsem[i].used) reg(TW_OBJ_RSEM, b + i, s->rsem[i].name, 0);
   }
   reg(TW_OBJ_IRQ, TW_SIM_IRQ_SYSTICK, "SysTick", 0);
   for (unsigned i = 0; i < TW_SIM_MAX_IRQS; i++)

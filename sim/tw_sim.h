@@ -37,6 +37,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "tracewire/events_gen.h"
 
 #define TW_SIM_HZ 1000000u        /* virtual clock: 1 tick = 1 us */
 #define TW_SIM_TICK_US 1000u      /* OS tick period */
@@ -44,12 +45,13 @@
 #define TW_SIM_MAX_OBJS 6         /* per object kind */
 #define TW_SIM_MAX_INPUTS 8       /* multi-sem / multi-event inputs, 1-based */
 #define TW_SIM_MAX_IRQS 6         /* device interrupt sources */
+#define TW_SIM_MAX_CORES 4        /* cores of a multi-core model (sim_smp.c) */
 
 #define TW_SIM_IRQ_SYSTICK 15u    /* Cortex-M exception number of SysTick */
 #define TW_SIM_IRQ_DEVICE0 16u    /* first external interrupt */
 
-#define TW_SIM_TASK_ENTER_INT 0xFFFEu /* TaskSwitch task values of seed 002 */
-#define TW_SIM_TASK_LEAVE_INT 0xFFFFu
+#define TW_SIM_TASK_ENTER_INT TW_TASK_SWITCH_EnterInt /* TaskSwitch task values of seed 002 */
+#define TW_SIM_TASK_LEAVE_INT TW_TASK_SWITCH_LeaveInt
 #define TW_SIM_TASK_IDLE 0u
 
 /* Type values of seed 002 (same order as the seed's enums). */
@@ -182,6 +184,14 @@ struct tw_sim {
   uint32_t since_drain;      /* events emitted since the collector last ran */
   uint32_t watermark;        /* wake the collector early after this many */
   uint64_t drained;          /* events the collector moved */
+  /* A core of a multi-core model (tw_sim_smp_init): its index, and the
+   * numbers its tasks and objects have on the wire, which are the
+   * endpoint's (every core's tasks and objects numbered apart; a task's
+   * twins on several cores share one number: the task migrates). One core
+   * alone: 0, and wire[i] = i. */
+  uint16_t core;
+  uint16_t obj_base;
+  uint16_t wire[TW_SIM_MAX_TASKS];
 };
 
 /* ---- set-up (before tw_sim_run) ----------------------------------------- */
@@ -259,6 +269,48 @@ int tw_sim_asem_wait(struct tw_sim *s, unsigned as);
 void tw_sim_rsem_give(struct tw_sim *s, unsigned rs);
 int tw_sim_rsem_take(struct tw_sim *s, unsigned rs);
 int tw_sim_rsem_wait(struct tw_sim *s, unsigned rs);     /* until all given back */
+
+/* ---- several cores (sim_smp.c) ---------------------------------------------- */
+
+/* A multi-core model is one struct tw_sim per core, each its own
+ * scheduler with its own tasks, objects, interrupts and clock, stepped in
+ * time order (always the core whose clock is behind). Its events go to
+ * the logger of the core being stepped (tw_port_core_id() returns
+ * tw_sim_smp_core() in the program that links it; TW_CFG_CORES >= n). A
+ * task that migrates is modelled as twins, one per core, sharing one task
+ * number and taking turns: the trace shows one task running on one core,
+ * then on another. There is no global scheduler (a task does not move to
+ * an idle core by itself), which the scenario does not need.
+ *
+ * tw_sim_smp_init: tw_sim_init on each core (seed + core), numbers apart
+ * (core c's tasks from c * TW_SIM_MAX_TASKS, objects from
+ * c * TW_SIM_MAX_OBJS). */
+void tw_sim_smp_init(struct tw_sim *cores, unsigned ncores, uint32_t seed);
+/* Task `task` of core s is a twin of task `of_task` of core `of`: it has
+ * its number on the wire. */
+void tw_sim_task_twin(struct tw_sim *s, unsigned task, const struct tw_sim *of,
+                      unsigned of_task);
+/* The core being stepped (for tw_port_core_id), 0 outside a run. */
+uint32_t tw_sim_smp_core(void);
+/* Latest clock of any core: a monotonic "now" for the collector. */
+uint64_t tw_sim_smp_now(const struct tw_sim *cores, unsigned ncores);
+/* Step the cores in time order until every core's clock reaches until
+ * (ticks), max_events were emitted (0: no limit) or a core was stopped.
+ * Returns the events emitted. */
+uint64_t tw_sim_smp_run(struct tw_sim *cores, unsigned ncores, uint64_t until,
+                        uint64_t max_events);
+/* Make s the clock of the kernel event logger (tw_sim_timer). */
+void tw_sim_take_clock(struct tw_sim *s);
+
+/* The multi-core scenario "smp" (docs/sim.md): two cores, each with its
+ * own periodic tasks (and core 1 an interrupt feeding a semaphore), and
+ * "migrant", a task that runs on core 0 in even periods of
+ * TW_SIM_SMP_PERIOD ticks and on core 1 in odd ones, TW_SIM_SMP_WORK us of
+ * work each. TW_EINVAL unless ncores == 2. */
+#define TW_SIM_SMP_PERIOD 4u      /* OS ticks */
+#define TW_SIM_SMP_WORK 1500u     /* us of the migrant's work per period */
+int tw_sim_smp_setup(struct tw_sim *cores, unsigned ncores);
+uint64_t tw_sim_smp_duration(void);
 
 /* ---- scenarios ------------------------------------------------------------ */
 

@@ -614,7 +614,8 @@ static void feed_act(struct tw_an *a, uint64_t t_us, enum tw_act act, enum tw_ob
 {
   struct tw_meaning mn = {.id = 30, .any = 1, .act = act, .obj_act = oact,
                           .task_field = task < 0 ? -1 : 0, .obj_field = 1, .kind_field = -1,
-                          .value_field = 2, .obj_kind = TW_OBJ_SEM, .row = 0xFFFF};
+                          .value_field = 2, .obj_kind = TW_OBJ_SEM, .row = 0xFFFF,
+                          .task_src = task < 0 ? TW_TASK_FROM_NONE : TW_TASK_FROM_FIELD};
   struct tw_event e;
   memset(&e, 0, sizeof e);
   e.desc = &fut_desc;
@@ -673,6 +674,187 @@ static void test_binary_semaphore_inversion(void **state)
   struct tw_an_task_stats t;
   assert_int_equal(tw_an_task(a, 0, 3, &t), 0);
   assert_int_equal(t.state, TW_AN_BLOCKED); /* a delay is a block (on time) */
+  tw_an_destroy(a);
+}
+
+static void feed_object(struct tw_an *a, uint64_t t_us, uint32_t type, enum tw_obj_kind kind,
+                        uint32_t n, uint32_t arg)
+{
+  struct tw_event e;
+  memset(&e, 0, sizeof e);
+  e.desc = tw_event_desc_by_id(TW_EV_OBJECT);
+  e.time_ns = e.ticks = t_us * US;
+  e.endpoint = 1;
+  e.id = TW_EV_OBJECT;
+  e.module = e.desc->module;
+  e.nvalues = e.desc->nfields;
+  uint32_t v[] = {n, kind, type, 0, 0, arg};
+  memcpy(e.values, v, sizeof v);
+  assert_int_equal(tw_an_feed(a, &e), 0);
+}
+
+/* The analyses on FreeRTOS's events (issue 14): a mutex inversion that
+ * inheritance bounds is reported as bounded, with the waiter's wait; the
+ * inheritance is counted on the holder; a give-from-ISR notification
+ * starts a release latency; a task that takes its signalling semaphore and
+ * waits on it again is no deadlock; a task waiting on time or on a
+ * notification at the end is no finding, and says what it waits for. */
+static void test_freertos_analyses(void **state)
+{
+  (void)state;
+  struct tw_an *a;
+  assert_int_equal(tw_an_create(&a, NULL), 0);
+  feed_ns(a, 0, 0, TW_EV_NAME, TW_OBJ_TASK, 1, 1, "low2");
+  feed_ns(a, 0, 0, TW_EV_NAME, TW_OBJ_TASK, 4, 2, "mid");
+  feed_ns(a, 0, 0, TW_EV_NAME, TW_OBJ_TASK, 7, 3, "high2");
+  feed_ns(a, 0, 0, TW_EV_NAME, TW_OBJ_TASK, 3, 4, "worker");
+  feed_ns(a, 0, 0, TW_EV_NAME, TW_OBJ_TASK, 8, 5, "Tmr Svc");
+  feed_ns(a, 0, 0, TW_EV_NAME, TW_OBJ_TASK, 0, 6, "IDLE");
+  feed_object(a, 1, TW_OBJECT_Create, TW_OBJ_MUTEX, 6, 1);
+  feed_object(a, 1, TW_OBJECT_Create, TW_OBJ_SEM, 9, 1);
+  feed_ev(a, 0, 2, SW, 1, 0, 0);
+  feed_ev(a, 0, 3, MX, 1, 6, TW_MUTEX_Lock);
+  feed_ev(a, 0, 10, TW_EV_TASK, 3, TW_TASK_Ready, 0);
+  feed_ev(a, 0, 10, SW, 3, 0, 0);
+  feed_ev(a, 0, 11, MX, 3, 6, TW_MUTEX_Block);
+  feed_ev(a, 0, 12, TW_EV_TASK, 1, TW_TASK_PriorityInherit, 7);
+  feed_ev(a, 0, 13, SW, 1, 0, 0);
+  feed_ev(a, 0, 14, TW_EV_TASK, 2, TW_TASK_Ready, 0); /* mid: lower than low2 now */
+  feed_ev(a, 0, 20, MX, 1, 6, TW_MUTEX_Unlock);
+  feed_ev(a, 0, 21, TW_EV_TASK, 1, TW_TASK_PriorityDisinherit, 1);
+  feed_ev(a, 0, 22, TW_EV_TASK, 3, TW_TASK_Ready, 0);
+  feed_ev(a, 0, 22, SW, 3, 0, 0);
+  feed_ev(a, 0, 23, MX, 3, 6, TW_MUTEX_Lock);
+  feed_ev(a, 0, 24, MX, 3, 6, TW_MUTEX_Unlock);
+  /* worker takes its signalling semaphore, then waits on it again */
+  feed_ev(a, 0, 25, SW, 4, 0, 0);
+  feed_ev(a, 0, 26, TW_EV_SEM_TASK, 4, 9, TW_SEM_TASK_Take);
+  feed_ev(a, 0, 27, TW_EV_SEM_TASK, 4, 9, TW_SEM_TASK_Block);
+  feed_ev(a, 0, 28, SW, 2, 0, 0);
+  feed_ev(a, 0, 29, TW_EV_TASK, 2, TW_TASK_Delay, 5);
+  feed_ev(a, 0, 29, SW, 5, 0, 0);
+  feed_ev(a, 0, 29, TW_EV_NOTIFY, 5, 0, TW_NOTIFY_TakeBlock);
+  /* an interrupt notifies the timer task and gives worker's semaphore */
+  feed_ev(a, 0, 30, SW, TW_TASK_SWITCH_EnterInt, 0, 0);
+  feed_ev(a, 0, 31, TW_EV_NOTIFY, 5, 0, TW_NOTIFY_GiveFromISR);
+  feed_ev(a, 0, 32, TW_EV_TASK, 5, TW_TASK_Ready, 0);
+  feed_ev(a, 0, 33, SW, TW_TASK_SWITCH_LeaveInt, 0, 0);
+  feed_ev(a, 0, 35, SW, 5, 0, 0);
+  feed_ev(a, 0, 36, TW_EV_TASK, 5, TW_TASK_DelayUntil, 100);
+  feed_ev(a, 0, 37, SW, 6, 0, 0);
+  tw_an_finish(a);
+
+  assert_int_equal(count_kind(a, TW_AN_PRIO_INVERSION), 1);
+  const struct tw_an_finding *f = first_kind(a, TW_AN_PRIO_INVERSION);
+  assert_true(f->bounded);
+  assert_int_equal(f->tasks[0], 3);
+  assert_int_equal(f->tasks[1], 1);
+  assert_int_equal(f->objs[0], 6);
+  assert_int_equal(f->t0, 11 * US);
+  assert_int_equal(f->t1, 22 * US);
+  assert_int_equal(f->ns, 11 * US);
+  assert_int_equal(count_kind(a, TW_AN_DEADLOCK), 0);     /* a signal, not a lock */
+  assert_int_equal(count_kind(a, TW_AN_BLOCKED_AT_END), 1); /* worker, on its semaphore */
+  assert_int_equal(first_kind(a, TW_AN_BLOCKED_AT_END)->tasks[0], 4);
+  struct tw_an_task_stats t;
+  assert_int_equal(tw_an_task(a, 0, 1, &t), 0);
+  assert_int_equal(t.inherits, 1);
+  assert_int_equal(t.inherited_max, 7);
+  assert_int_equal(t.inherited_ns, 9 * US);
+  assert_int_equal(tw_an_task(a, 0, 5, &t), 0);
+  assert_int_equal(t.state, TW_AN_BLOCKED);
+  assert_int_equal(t.wait, TW_RTOS_WAIT_TIME);
+  assert_non_null(t.latency);
+  assert_int_equal(t.latency->n, 1);
+  assert_int_equal(t.latency->min, 4 * US); /* the GiveFromISR at 31 -> running at 35 */
+  assert_int_equal(tw_an_task(a, 0, 2, &t), 0);
+  assert_int_equal(t.wait, TW_RTOS_WAIT_TIME);
+  assert_int_equal(t.inherited_max, -1);
+  struct tw_an_obj_stats o;
+  assert_int_equal(tw_an_obj(a, 0, TW_OBJ_MUTEX, 6, &o), 0);
+  assert_int_equal(o.blocks, 1);
+  assert_int_equal(o.releases, 1); /* the kernel's Ready ended the block */
+  tw_an_destroy(a);
+}
+
+/* SMP: a task that migrates is listed on each core it ran on, with the
+ * CPU time it got there; each core's time adds up, nothing counted twice. */
+static void test_migration(void **state)
+{
+  (void)state;
+  struct tw_an *a;
+  assert_int_equal(tw_an_create(&a, NULL), 0);
+  feed_ev(a, 0, 0, SW, 1, 0, 0);
+  feed_ev(a, 1, 0, SW, 3, 0, 0);
+  feed_ev(a, 0, 10, SW, 2, 0, 0);
+  feed_ev(a, 1, 12, SW, 1, 0, 0); /* task 1 migrates to core 1 */
+  feed_ev(a, 0, 30, SW, 2, 0, 0);
+  feed_ev(a, 1, 20, SW, 3, 0, 0);
+  feed_ev(a, 1, 30, SW, 3, 0, 0);
+  tw_an_finish(a);
+  struct tw_an_task_stats t;
+  assert_int_equal(tw_an_task(a, 0, 1, &t), 0);
+  assert_int_equal(t.cpu_ns, 10 * US);
+  assert_int_equal(t.switches_in, 1);
+  assert_false(t.home);
+  assert_int_equal(tw_an_task(a, 1, 1, &t), 0);
+  assert_int_equal(t.cpu_ns, 8 * US);
+  assert_true(t.home);
+  assert_int_equal(tw_an_task(a, 0, 3, &t), -1); /* never ran on core 0 */
+  for (int core = 0; core < 2; core++) {
+    struct tw_an_core_stats c;
+    uint64_t sum = 0;
+    assert_int_equal(tw_an_core(a, core, &c), 0);
+    for (uint16_t n = 1; n <= 3; n++)
+      if (tw_an_task(a, core, n, &t) == 0)
+        sum += t.cpu_ns;
+    assert_int_equal(sum + c.isr_ns + c.unknown_ns, c.t1 - c.t0);
+  }
+  tw_an_destroy(a);
+  /* core 0 misses its switch away from task 4, which then runs on core 1
+   * later than core 0's last event: core 0 is charged up to its own last
+   * event only (it once was charged up to core 1's time: counted twice) */
+  assert_int_equal(tw_an_create(&a, NULL), 0);
+  feed_ev(a, 0, 0, SW, 4, 0, 0);
+  feed_ev(a, 0, 5, MX, 4, 1, TW_MUTEX_Lock);
+  feed_ev(a, 1, 1, SW, 5, 0, 0);
+  feed_ev(a, 1, 50, SW, 4, 0, 0);
+  feed_ev(a, 1, 60, SW, 5, 0, 0);
+  tw_an_finish(a);
+  assert_int_equal(tw_an_task(a, 0, 4, &t), 0);
+  assert_int_equal(t.cpu_ns, 5 * US);
+  assert_int_equal(tw_an_task(a, 1, 4, &t), 0);
+  assert_int_equal(t.cpu_ns, 10 * US);
+  struct tw_an_core_stats c0;
+  assert_int_equal(tw_an_core(a, 0, &c0), 0);
+  assert_int_equal(c0.t1 - c0.t0, 5 * US);
+  tw_an_destroy(a);
+}
+
+/* A mutex hold is timed from the lock to the unlock by its holder; a
+ * hold a loss cut (its holder unknown from then) gives no sample, as the
+ * model's object change said before the engine stopped asking for them. */
+static void test_hold_and_loss(void **state)
+{
+  (void)state;
+  struct tw_an *a;
+  struct tw_an_obj_stats o;
+  assert_int_equal(tw_an_create(&a, NULL), 0);
+  feed_ev(a, 0, 1, SW, 1, 0, 0);
+  feed_ev(a, 0, 2, MX, 1, 4, TW_MUTEX_Lock);
+  feed_ev(a, 0, 9, MX, 1, 4, TW_MUTEX_Unlock);
+  feed_ev(a, 0, 10, MX, 1, 4, TW_MUTEX_Lock);
+  feed_ev(a, 0, 12, TW_EV_DROPS, 3, 0, 0);
+  feed_ev(a, 0, 13, SW, 1, 0, 0);
+  feed_ev(a, 0, 20, MX, 1, 4, TW_MUTEX_Unlock);
+  feed_ev(a, 0, 21, MX, 2, 4, TW_MUTEX_Lock);
+  feed_ev(a, 0, 24, MX, 2, 4, TW_MUTEX_Unlock);
+  tw_an_finish(a);
+  assert_int_equal(tw_an_obj(a, 0, TW_OBJ_MUTEX, 4, &o), 0);
+  assert_non_null(o.hold);
+  assert_int_equal(o.hold->n, 2); /* 2..9 and 21..24; not 10..20, cut by the loss */
+  assert_int_equal(o.hold->min, 3 * US);
+  assert_int_equal(o.hold->max, 7 * US);
   tw_an_destroy(a);
 }
 
@@ -774,6 +956,9 @@ int main(void)
     cmocka_unit_test(test_engine_direct),
     cmocka_unit_test(test_gap_closes_interrupts),
     cmocka_unit_test(test_binary_semaphore_inversion),
+    cmocka_unit_test(test_freertos_analyses),
+    cmocka_unit_test(test_migration),
+    cmocka_unit_test(test_hold_and_loss),
     cmocka_unit_test(test_out_of_memory),
     cmocka_unit_test(test_write_errors),
     cmocka_unit_test(test_block_on_unseen_owner),

@@ -132,7 +132,7 @@ static void test_loss_closes_interrupt(void **state)
   assert_int_equal(out_close(&o, msg, sizeof msg), 0);
   /* every interrupt slice ends, at its gap */
   assert_int_equal(count_lines(o.text, "\"ph\":\"B\",\"name\":\"interrupt\"", NULL), 5);
-  assert_int_equal(count_lines(o.text, "\"ph\":\"E\",\"ts\":200.000,\"pid\":1,\"tid\":114688",
+  assert_int_equal(count_lines(o.text, "\"ph\":\"E\",\"ts\":200.000,\"pid\":65536,\"tid\":114688",
                                NULL), 1);
   assert_int_equal(count_lines(o.text, "\"name\":\"4 events lost (ring)\"", NULL), 5);
   assert_int_equal(count_lines(o.text, "\"name\":\"cpu0 lost events\"", NULL), 1);
@@ -230,7 +230,7 @@ static void test_many_endpoints_and_cores(void **state)
   }
   assert_int_equal(out_close(&o, msg, sizeof msg), 0);
   assert_int_equal(count_lines(o.text, "\"name\":\"process_name\"", NULL), 100);
-  assert_int_equal(count_lines(o.text, "\"pid\":100,", "\"args\":{\"name\":\"cpu2\"}"), 1);
+  assert_int_equal(count_lines(o.text, "\"pid\":6553600,", "\"args\":{\"name\":\"cpu2\"}"), 1);
   assert_int_equal(count_lines(o.text, "\"ph\":\"B\"", NULL), 2 * 300);
   free(o.text);
 

@@ -561,7 +561,9 @@ static void feed_act(struct rig *r, uint64_t us, enum tw_act act, enum tw_obj_ac
   struct tw_meaning mn = {.id = 30, .any = 1, .act = act, .obj_act = oact,
                           .task_field = task == TW_RTOS_IRQ_UNNAMED ? -1 : 0,
                           .obj_field = 1, .kind_field = -1, .value_field = 2,
-                          .obj_kind = TW_OBJ_SEM, .row = 0xFFFF};
+                          .obj_kind = TW_OBJ_SEM, .row = 0xFFFF,
+                          .task_src = task == TW_RTOS_IRQ_UNNAMED ? TW_TASK_FROM_NONE
+                                                                  : TW_TASK_FROM_FIELD};
   struct tw_event e;
   memset(&e, 0, sizeof e);
   e.desc = &fut_desc;
@@ -625,6 +627,178 @@ static void test_future_acts(void **state)
   rig_free(r);
 }
 
+/* An event with up to six values, in field order, on stream 0. */
+static void feedv(struct rig *r, uint64_t us, uint16_t id, int n, const uint32_t *v)
+{
+  struct tw_event e;
+  memset(&e, 0, sizeof e);
+  e.desc = tw_event_desc_by_id(id);
+  assert_non_null(e.desc);
+  assert_int_equal(n, e.desc->nfields);
+  e.time_ns = e.ticks = us * 1000;
+  e.seq = r->seq++;
+  e.endpoint = EP;
+  e.id = id;
+  e.module = e.desc->module;
+  e.nvalues = e.desc->nfields;
+  for (int i = 0; i < n; i++)
+    e.values[i] = v[i];
+  assert_int_equal(tw_rtos_feed(r->m, &e), 0);
+}
+#define FEED(r, us, id, ...)                                                          \
+  feedv(r, us, id, (int)(sizeof((uint32_t[]){__VA_ARGS__}) / sizeof(uint32_t)),       \
+        (uint32_t[]){__VA_ARGS__})
+
+static void object(struct rig *r, uint64_t us, uint32_t type, enum tw_obj_kind kind, uint32_t n,
+                   uint32_t variant, uint32_t arg2, uint32_t arg)
+{
+  FEED(r, us, TW_EV_OBJECT, n, kind, type, variant, arg2, arg);
+}
+
+/* The FreeRTOS rows of events.def (ids 18..27), as the hooks record a
+ * real kernel's operations: tasks created and deleted by ObjectEvent (the
+ * object is the task), events without a task field done by the task
+ * running on the core (none inside an interrupt), a TASK Ready for every
+ * release, delays, notifications and event-group waits as blocks on what
+ * they wait for, a stream buffer's wait kept through the notification the
+ * kernel waits with, priorities set, inherited and given back, a binary
+ * semaphore told by its maximum of 1, EnterInt naming no task. */
+static void test_freertos_events(void **state)
+{
+  (void)state;
+  struct rig *r = rig_new();
+  name_task(r, 1, 1, "low");
+  name_task(r, 2, 7, "high");
+  object(r, 1, TW_OBJECT_Create, TW_OBJ_TASK, 3, 0, 0, 5);
+  assert_int_equal(task(r, 3)->now.state, TW_RTOS_READY);
+  assert_int_equal(task(r, 3)->base_prio, 5);
+  object(r, 2, TW_OBJECT_Create, TW_OBJ_SEM, 9, 3, 0, 1);   /* binary: at most 1 */
+  object(r, 2, TW_OBJECT_Create, TW_OBJ_SEM, 10, 2, 2, 2);  /* counting */
+  object(r, 2, TW_OBJECT_Create, TW_OBJ_QUEUE, 4, 0, 4, 1); /* a queue of one message */
+  assert_true(obj(r, TW_OBJ_SEM, 9)->binary);
+  assert_false(obj(r, TW_OBJ_SEM, 9)->count_exact); /* how many it starts with: not said */
+  assert_false(obj(r, TW_OBJ_SEM, 10)->binary);
+  assert_false(obj(r, TW_OBJ_QUEUE, 4)->binary);
+  object(r, 2, TW_OBJECT_CreateFailed, TW_OBJ_SEM, 0, 2, 0, 0);
+  assert_null(tw_rtos_obj(r->m, EP, TW_OBJ_SEM, 0)); /* a failed create names nothing */
+
+  /* low blocks receiving from the empty queue: the running task did it */
+  FEED(r, 10, TW_EV_TASK_SWITCH, 1);
+  FEED(r, 11, TW_EV_QUEUE, 4, TW_QUEUE_BlockReceive, 0);
+  const struct tw_rtos_task *low = task(r, 1);
+  assert_int_equal(low->now.state, TW_RTOS_BLOCKED);
+  assert_int_equal(low->now.wait, TW_RTOS_WAIT_OBJECT);
+  assert_int_equal(low->now.wait_kind, TW_OBJ_QUEUE);
+  assert_int_equal(low->now.wait_obj, 4);
+  assert_true(obj(r, TW_OBJ_QUEUE, 4)->count_exact); /* a block says it is empty */
+  FEED(r, 12, TW_EV_TASK_SWITCH, 3);
+  /* an interrupt sends: no task did it; the kernel readies low */
+  FEED(r, 20, TW_EV_TASK_SWITCH, ENTER);
+  FEED(r, 21, TW_EV_QUEUE, 4, TW_QUEUE_SendFromISR, 0);
+  assert_int_equal(obj(r, TW_OBJ_QUEUE, 4)->count, 1);
+  FEED(r, 22, TW_EV_SEM_EXT, ENTER, 10, TW_SEM_EXT_TakeFromISR);
+  assert_null(tw_rtos_task(r->m, EP, ENTER)); /* EnterInt is no task */
+  assert_null(obj(r, TW_OBJ_SEM, 10)->holder);
+  FEED(r, 23, TW_EV_TASK, 1, TW_TASK_Ready, 0);
+  assert_int_equal(low->now.state, TW_RTOS_READY);
+  assert_int_equal(obj(r, TW_OBJ_QUEUE, 4)->waiters, 0);
+  FEED(r, 24, TW_EV_TASK_SWITCH, LEAVE);
+  FEED(r, 25, TW_EV_TASK_SWITCH, 1);
+  FEED(r, 26, TW_EV_QUEUE, 4, TW_QUEUE_Receive, 1);
+  assert_int_equal(obj(r, TW_OBJ_QUEUE, 4)->count, 0);
+  assert_false(obj(r, TW_OBJ_QUEUE, 4)->held); /* nobody holds a queue */
+  /* a binary semaphore's holder is its taker */
+  FEED(r, 27, TW_EV_SEM, 9, TW_SEM_Give);
+  FEED(r, 28, TW_EV_SEM_TASK, 1, 9, TW_SEM_TASK_Take);
+  assert_ptr_equal(obj(r, TW_OBJ_SEM, 9)->holder, low);
+  /* delays, notifications, event groups, stream buffers */
+  FEED(r, 30, TW_EV_TASK, 1, TW_TASK_Delay, 10);
+  assert_int_equal(low->now.wait, TW_RTOS_WAIT_TIME);
+  assert_int_equal(low->now.wait_value, 10);
+  FEED(r, 31, TW_EV_TASK, 1, TW_TASK_Deadline, 40); /* says nothing new */
+  assert_int_equal(low->now.wait, TW_RTOS_WAIT_TIME);
+  FEED(r, 32, TW_EV_TASK_SWITCH, 3);
+  FEED(r, 33, TW_EV_NOTIFY, 3, 0, TW_NOTIFY_TakeBlock, 0);
+  assert_int_equal(task(r, 3)->now.wait, TW_RTOS_WAIT_NOTIFY);
+  FEED(r, 34, TW_EV_TASK_SWITCH, 2);
+  FEED(r, 35, TW_EV_NOTIFY, 3, 0, TW_NOTIFY_Notify, 1);
+  assert_int_equal(task(r, 3)->now.state, TW_RTOS_READY); /* the notification released it */
+  FEED(r, 36, TW_EV_NOTIFY, 1, 0, TW_NOTIFY_Notify, 1);
+  assert_int_equal(low->now.wait, TW_RTOS_WAIT_TIME); /* it waits for time, not for that */
+  FEED(r, 37, TW_EV_SBUF, 1, TW_SBUF_BlockReceive, 0);
+  FEED(r, 38, TW_EV_NOTIFY, 2, 0, TW_NOTIFY_WaitBlock, 0);
+  const struct tw_rtos_task *high = task(r, 2);
+  assert_int_equal(high->now.wait, TW_RTOS_WAIT_OBJECT); /* still the buffer it waits on */
+  assert_int_equal(high->now.wait_kind, TW_OBJ_SBUF);
+  FEED(r, 39, TW_EV_TASK, 2, TW_TASK_Ready, 0);
+  FEED(r, 40, TW_EV_TASK_SWITCH, 2);
+  FEED(r, 41, TW_EV_EGROUP, 1, TW_EGROUP_WaitBlock, 1);
+  assert_int_equal(high->now.wait, TW_RTOS_WAIT_CONDITION);
+  assert_int_equal(high->now.wait_kind, TW_OBJ_EGROUP);
+  /* suspension, priorities */
+  FEED(r, 42, TW_EV_TASK, 3, TW_TASK_Suspend, 0);
+  assert_int_equal(task(r, 3)->now.state, TW_RTOS_SUSPENDED);
+  FEED(r, 43, TW_EV_TASK, 3, TW_TASK_Resume, 0);
+  assert_int_equal(task(r, 3)->now.state, TW_RTOS_READY);
+  FEED(r, 44, TW_EV_TASK, 1, TW_TASK_PriorityInherit, 7);
+  assert_int_equal(low->prio, 7);
+  assert_int_equal(low->base_prio, 1);
+  FEED(r, 45, TW_EV_TASK, 1, TW_TASK_PriorityDisinherit, 1);
+  assert_int_equal(low->prio, 1);
+  FEED(r, 46, TW_EV_TASK, 3, TW_TASK_PrioritySet, 6);
+  assert_int_equal(task(r, 3)->base_prio, 6);
+  /* a deleted task stays deleted through a loss */
+  object(r, 47, TW_OBJECT_Delete, TW_OBJ_TASK, 3, 0, 0, 0);
+  assert_int_equal(task(r, 3)->now.state, TW_RTOS_DELETED);
+  FEED(r, 48, TW_EV_DROPS, 5);
+  assert_int_equal(task(r, 3)->now.state, TW_RTOS_DELETED);
+  assert_int_equal(low->now.state, TW_RTOS_UNKNOWN);
+  object(r, 49, TW_OBJECT_Delete, TW_OBJ_SEM, 9, 0, 0, 0);
+  assert_null(obj(r, TW_OBJ_SEM, 9)->holder);
+  rig_free(r);
+}
+
+/* An observer of some kinds of change only: it hears none of the others,
+ * and with nobody asking for object changes the model keeps no object
+ * bookkeeping, its state still right. */
+static void test_observe_kinds(void **state)
+{
+  (void)state;
+  struct tw_rtos *m;
+  struct log all, some;
+  memset(&all, 0, sizeof all);
+  memset(&some, 0, sizeof some);
+  assert_int_equal(tw_rtos_create(&m), 0);
+  assert_int_equal(tw_rtos_observe_kinds(m, on_change, &some,
+                                         TW_RTOS_CH_ALL & ~TW_RTOS_CH_BIT(TW_RTOS_CH_OBJ)), 0);
+  struct rig r = {.m = m};
+  feed(&r, 1, TW_EV_TASK_SWITCH, 1, 0, 0);
+  feed(&r, 2, TW_EV_MUTEX, 1, 3, TW_MUTEX_Lock);
+  size_t obj = 0, ev = 0;
+  for (size_t i = 0; i < some.n; i++) {
+    obj += some.ch[i].kind == TW_RTOS_CH_OBJ;
+    ev += some.ch[i].kind == TW_RTOS_CH_EVENT;
+  }
+  assert_int_equal(obj, 0);
+  assert_int_equal(ev, 2);
+  assert_ptr_equal(tw_rtos_obj(m, EP, TW_OBJ_MUTEX, 3)->holder, tw_rtos_task(m, EP, 1));
+  /* a second observer of everything: it gets the object changes, the first still not */
+  assert_int_equal(tw_rtos_observe(m, on_change, &all), 0);
+  feed(&r, 3, TW_EV_MUTEX, 1, 3, TW_MUTEX_Unlock);
+  for (size_t i = 0; i < some.n; i++)
+    assert_int_not_equal(some.ch[i].kind, TW_RTOS_CH_OBJ);
+  obj = 0;
+  for (size_t i = 0; i < all.n; i++)
+    obj += all.ch[i].kind == TW_RTOS_CH_OBJ;
+  assert_int_equal(obj, 1);
+  assert_ptr_equal(all.ch[0].old_holder, tw_rtos_task(m, EP, 1));
+  tw_rtos_unobserve(m, on_change, &all);
+  size_t before = all.n;
+  feed(&r, 4, TW_EV_MUTEX, 1, 3, TW_MUTEX_Lock);
+  assert_int_equal(all.n, before);
+  tw_rtos_destroy(m);
+}
+
 /* The meaning table is the generator's: every row resolves, and a value
  * without a row of its own falls to the event's catch-all. */
 static void test_meaning_table(void **state)
@@ -669,6 +843,8 @@ int main(void)
     cmocka_unit_test(test_names),
     cmocka_unit_test(test_time),
     cmocka_unit_test(test_future_acts),
+    cmocka_unit_test(test_freertos_events),
+    cmocka_unit_test(test_observe_kinds),
     cmocka_unit_test(test_meaning_table),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -106,6 +106,25 @@ static void test_seed_orders(void **state)
   assert_int_equal(d->fields[2].shift, 16);
 }
 
+/* tw_event_wire (generated, for target code) says what the descriptor
+ * tables say, for every 16-bit id. */
+static void test_event_wire_matches_descs(void **state)
+{
+  (void)state;
+  for (uint32_t id = 0; id <= 0xFFFFu; id++) {
+    const struct tw_event_desc *d = tw_event_desc_by_id((uint16_t)id);
+    uint32_t w = tw_event_wire(id);
+    if (!d) {
+      assert_int_equal(w, 0);
+      continue;
+    }
+    assert_int_equal(TW_EVW_MODULE(w), d->module);
+    assert_int_equal(TW_EVW_FLAGS(w), d->flags);
+  }
+  assert_int_equal(tw_event_wire(0x10000u), 0);
+  assert_int_equal(TW_EV_MAX_ID, tw_event_descs[tw_event_ndescs - 1].id);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -114,6 +133,7 @@ int main(void)
     cmocka_unit_test(test_mutex_layout_and_markers),
     cmocka_unit_test(test_task_switch_markers),
     cmocka_unit_test(test_seed_orders),
+    cmocka_unit_test(test_event_wire_matches_descs),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

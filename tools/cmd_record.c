@@ -42,7 +42,9 @@
 #include <unistd.h>
 #include "cli.h"
 #include "tracewire/wire/cmd_client.h"
+#include "tracewire/io/conn_rtt_gdb.h"
 #include "tracewire/io/file.h"
+#include "tracewire/io/gdb.h"
 #include "tracewire/io/sys.h"
 #include "tracewire/twt/trace_file.h"
 #include "tracewire/events_gen.h"
@@ -56,6 +58,11 @@ void tw_cli_record_help(FILE *f)
         "  tcp-listen://[ADDR]:PORT       wait for a target (default address 127.0.0.1)\n"
         "  udp://[ADDR]:PORT[?target=H:P] receive datagrams (default address 127.0.0.1)\n"
         "  serial:///dev/ttyX?baud=N      serial line, 8N1 (default 115200 baud)\n"
+        "  rtt+gdb://HOST:PORT[?options]  the target's RTT channels through a GDB server\n"
+        "                                 (QEMU -gdb, OpenOCD, pyOCD, J-Link, BMP): addr=,size=\n"
+        "                                 (search range, default 0x20000000,65536), cb=ADDR,\n"
+        "                                 up=,down= (channels), poll=MS, find=MS, timeout=MS,\n"
+        "                                 mode=auto|halt|nonstop (docs/rtt.md)\n"
         "  FILE                           a file of raw packets\n"
         "options:\n"
         "  --mask MASK        event mask to set before START (bit n-1 = event id n;\n"
@@ -67,7 +74,7 @@ void tw_cli_record_help(FILE *f)
         "                     loggers): send commands without the footer word, as\n"
         "                     TI's hosts do, and take its packets, replies included,\n"
         "                     without one (the trace says so for later reads)\n"
-        "  --reconnect        tcp, tcp-listen, serial: when the target goes away (board\n"
+        "  --reconnect        tcp, tcp-listen, serial, rtt+gdb: when the target goes away (board\n"
         "                     reset, USB-serial re-enumerated), wait for it to come back\n"
         "                     (tcp connects again with a backoff up to 1 s, tcp-listen\n"
         "                     accepts, serial re-opens the device), send the start-up\n"
@@ -205,6 +212,24 @@ static void show_counts(const struct rec *R, double secs, int final)
   if (c.restarts)
     fprintf(stderr, ", %llu restart%s", c.restarts, c.restarts == 1 ? "" : "s");
   fprintf(stderr, ", %llu bytes%s", c.bytes, final ? "\n" : "");
+}
+
+/* rtt+gdb through an all-stop server: what reading cost the target, the
+ * time it spent halted (docs/rtt.md). */
+static void rtt_cost(const struct rsrc *s, unsigned long long wall_ns)
+{
+  const struct tw_gdb *g = tw_conn_rtt_gdb_client(s->conn);
+  if (!g || !wall_ns)
+    return;
+  if (g->nonstop) {
+    fprintf(stderr, "tracewire record: %s: non-stop: the target was never halted (%llu reads)\n",
+            s->conn->name, g->mem_reads);
+    return;
+  }
+  fprintf(stderr, "tracewire record: %s: %llu halts, the target halted %.1f ms in all "
+          "(%.2f%% of %.2f s, %.0f us a halt)\n", s->conn->name, g->halts, (double)g->halted_ns / 1e6,
+          100.0 * (double)g->halted_ns / (double)wall_ns, (double)wall_ns / 1e9,
+          g->halts ? (double)g->halted_ns / 1e3 / (double)g->halts : 0.0);
 }
 
 /* GET_INFO, SET_MASK, START. 0 when the target takes commands. */
@@ -490,6 +515,8 @@ int tw_cli_record(int argc, char **argv)
     fputs("\r\033[K", stderr);
   if (R.n)
     show_counts(&R, (double)(tw_sys_mono_ns() - t0) / 1e9, 1);
+  for (size_t k = 0; k < R.n; k++)
+    rtt_cost(&R.src[k], tw_sys_mono_ns() - t0);
   for (size_t k = 0; opened && k < R.n; k++)
     if (R.src[k].waited && !R.src[k].conn->connects) {
       cli_err("record: %s: the target never appeared; nothing was recorded from it",

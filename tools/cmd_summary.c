@@ -152,9 +152,9 @@ static void print_finding(struct tw_an *an, const struct tw_an_finding *f)
   printf("            ");
   switch (f->kind) {
   case TW_AN_PRIO_INVERSION:
-    printf("priority inversion: %s waited on %s held by lower-priority %s for %s (%s..%s)", task0,
+    printf("priority inversion: %s waited on %s held by lower-priority %s for %s (%s..%s)%s", task0,
            obj0, f->ntasks > 1 ? tw_an_name(an, f->core, TW_OBJ_TASK, f->tasks[1], b, sizeof b) : "?", d,
-           t0, t1);
+           t0, t1, f->bounded ? ", bounded by priority inheritance" : "");
     break;
   case TW_AN_DEADLOCK:
     printf("deadlock:");

@@ -17,13 +17,15 @@
  *   control (5)  ulTaskNotifyTake
  *   monitor (1)  every 100 ms creates a task helper (2) that works 1 ms
  *                and deletes itself
- * and the planted problems, every 40 ms from the same start tick:
- *   inversion through a binary semaphore: low (1) takes res_bsem and
- *                works 4 ms; high (7) wants it 1 ms later; medium (5)
- *                spins 6 ms from 2 ms: high waits for medium, nothing
+ * and the planted problems, every 40 ms from the same start tick, at
+ * offsets where nothing else periodic runs (display works at 0 and 20 ms,
+ * a helper at 0 or 20: either would keep low from taking first):
+ *   inversion through a binary semaphore: low (1) takes res_bsem at 5 ms
+ *                and works 4 ms; high (7) wants it at 6 ms; medium (5)
+ *                spins 6 ms from 7 ms: high waits for medium, nothing
  *                bounds it (a semaphore has no holder to inherit)
- *   bounded inversion through a mutex: low2 (1) takes res_mutex at 20 ms
- *                and works 4 ms; high2 (7) wants it at 21 ms: low2
+ *   bounded inversion through a mutex: low2 (1) takes res_mutex at 25 ms
+ *                and works 4 ms; high2 (7) wants it at 26 ms: low2
  *                inherits 7 until it gives, the wait is bounded by its
  *                critical section
  *   deadlock:    at 100 ms dl_a (2) and dl_b (2) lock lock_a and lock_b
@@ -114,11 +116,13 @@ static uint32_t burst_emitted;
 
 #define LOG_BURST_ID 28 /* custom event id: the first one events.def leaves to users */
 #define PERIOD 40       /* ms: the planted problems repeat */
+#define INV_AT 5        /* ms into the period: the binary-semaphore inversion */
+#define BOUNDED_AT 25   /* ms into the period: the mutex inversion inheritance bounds */
 
 static struct tw_freertos_collector *coll;
 static uint32_t run_ticks;
 static TickType_t t0;
-static volatile int isr_on, stopping;
+static volatile int isr_on, stopping, holding;
 static volatile int helpers_alive;
 
 static QueueHandle_t raw_q, filt_q;
@@ -161,17 +165,39 @@ static void unlock(SemaphoreHandle_t m, enum app_count c)
     COUNT(c);
 }
 
-/* Wait for the next period of the planted problems, at offset ms into it.
- * (vTaskDelayUntil needs a previous wake time that is not in the future:
- * the first wait starts from t0.) */
+/* Sleeps until tick t (at once if it is past). */
+static void sleep_to(TickType_t t)
+{
+  TickType_t now = xTaskGetTickCount();
+  if ((int32_t)(t - now) > 0)
+    vTaskDelay(t - now);
+}
+
+/* vTaskDelayUntil for tasks that hold_off suspends:
+ * - periods missed while suspended are skipped, keeping the phase (a
+ *   task catching up on each would keep the lower priorities off the CPU
+ *   long enough to starve them);
+ * - a resume before the wake time returns early from vTaskDelayUntil with
+ *   *last already in the future, after which it would return at once,
+ *   every time: the rest of the wait is slept here. */
+static void delay_until(TickType_t *last, TickType_t period)
+{
+  int32_t late = (int32_t)(xTaskGetTickCount() - *last);
+  if (late >= (int32_t)period)
+    *last += (TickType_t)late / period * period;
+  vTaskDelayUntil(last, period);
+  sleep_to(*last);
+}
+
+/* Wait for the next period of the planted problems, at offset ms into it
+ * (the first period starts at t0). */
 static void at_offset(TickType_t *last, uint32_t offset)
 {
   if (!*last) {
-    *last = t0;
-    if (offset)
-      vTaskDelayUntil(last, MS(offset));
+    *last = t0 + MS(offset);
+    sleep_to(*last);
   }
-  vTaskDelayUntil(last, MS(PERIOD));
+  delay_until(last, MS(PERIOD));
 }
 
 /* ---- the pipeline --------------------------------------------------------------------- */
@@ -181,7 +207,7 @@ static void sensor_main(void *arg)
   (void)arg;
   TickType_t last = t0;
   for (uint32_t v = 0;; v++) {
-    vTaskDelayUntil(&last, MS(5));
+    delay_until(&last, MS(5));
     COUNT(xQueueSend(raw_q, &v, 0) == pdTRUE ? raw_send : raw_send_failed);
   }
 }
@@ -219,7 +245,7 @@ static void display_main(void *arg)
   (void)arg;
   TickType_t last = t0;
   for (;;) {
-    vTaskDelayUntil(&last, MS(20));
+    delay_until(&last, MS(20));
     lock(bus, bus_lock);
     work(1);
     unlock(bus, bus_unlock);
@@ -323,7 +349,9 @@ static void monitor_main(void *arg)
   (void)arg;
   TickType_t last = t0;
   for (;;) {
-    vTaskDelayUntil(&last, MS(100));
+    delay_until(&last, MS(100));
+    if (holding)
+      continue; /* the supervisor holds everything off (hold_off) */
     __atomic_fetch_add(&helpers_alive, 1, __ATOMIC_RELAXED);
     if (xTaskCreate(helper_main, "helper", STACK, NULL, 2, NULL) == pdPASS)
       COUNT(helper_create);
@@ -339,7 +367,7 @@ static void low_main(void *arg)
   (void)arg;
   TickType_t last = 0;
   for (;;) {
-    at_offset(&last, 0);
+    at_offset(&last, INV_AT);
     if (xSemaphoreTake(res_bsem, portMAX_DELAY) != pdTRUE)
       continue;
     COUNT(bsem_take);
@@ -354,7 +382,7 @@ static void high_main(void *arg)
   (void)arg;
   TickType_t last = 0;
   for (;;) {
-    at_offset(&last, 1);
+    at_offset(&last, INV_AT + 1);
     if (xSemaphoreTake(res_bsem, portMAX_DELAY) != pdTRUE)
       continue;
     COUNT(bsem_take);
@@ -368,7 +396,7 @@ static void medium_main(void *arg)
   (void)arg;
   TickType_t last = 0;
   for (;;) {
-    at_offset(&last, 2);
+    at_offset(&last, INV_AT + 2);
     work(6);
   }
 }
@@ -378,7 +406,7 @@ static void low2_main(void *arg)
   (void)arg;
   TickType_t last = 0;
   for (;;) {
-    at_offset(&last, 20);
+    at_offset(&last, BOUNDED_AT);
     lock(res_mutex, resm_lock);
     work(4);
     unlock(res_mutex, resm_unlock);
@@ -390,7 +418,7 @@ static void high2_main(void *arg)
   (void)arg;
   TickType_t last = 0;
   for (;;) {
-    at_offset(&last, 21);
+    at_offset(&last, BOUNDED_AT + 1);
     lock(res_mutex, resm_lock);
     unlock(res_mutex, resm_unlock);
   }
@@ -467,14 +495,46 @@ static void make_tasks(void)
   must(xTaskCreate(deadlock_main, "dl_b", STACK, NULL, 2, &dl_b_h) == pdPASS, "creating dl_b");
 }
 
+/* Nothing that is counted may run or record: the interrupt held, the
+ * heartbeat stopped (the timer task takes the stop), the application's
+ * tasks suspended, the helpers gone. Suspended rather than held off by
+ * priority: a task kept ready that long would be starving, and the
+ * analyses would rightly say so (the drain over QEMU's UART takes more
+ * than 100 ms). */
+static void hold_off(void)
+{
+  holding = 1;
+  isr_on = 0;
+  (void)xTimerStop(heartbeat, portMAX_DELAY);
+  /* the monitor last: suspended between counting a helper and creating
+   * it, it would leave a helper counted that never comes */
+#define X(n, prio) if (n##_h != monitor_h) vTaskSuspend(n##_h);
+  APP_TASKS(X)
+#undef X
+  vTaskDelay(MS(5)); /* the timer task takes the stop; the monitor sees holding */
+  while (__atomic_load_n(&helpers_alive, __ATOMIC_RELAXED))
+    vTaskDelay(1);
+  vTaskSuspend(monitor_h);
+}
+
+static void let_go(void)
+{
+  holding = 0;
+  (void)xTimerStart(heartbeat, portMAX_DELAY);
+#define X(n, prio) vTaskResume(n##_h);
+  APP_TASKS(X)
+#undef X
+  isr_on = 1;
+}
+
 /* The ring overflow: a burst bigger than the ring while nothing else that
- * is counted can run (the supervisor has the top priority, the interrupt
- * is held), then the collector drains at the supervisor's priority before
- * anything else may record again. */
+ * is counted can run (held off, and the supervisor has the top priority),
+ * then the collector drains at the supervisor's priority before anything
+ * else may record again. */
 static void burst(void)
 {
   struct tw_logger *l = tw_klog_logger();
-  isr_on = 0;
+  hold_off();
   uint32_t n = 2 * TW_CFG_KLOG_CAPACITY / 3; /* 3 ring words each: twice the ring */
   for (uint32_t i = 0; i < n; i++) {
     tw_custom(LOG_BURST_ID, &i, 1);
@@ -487,21 +547,14 @@ static void burst(void)
   while (tw_logger_used(l) > TW_CFG_KLOG_CAPACITY / 8)
     vTaskDelay(1);
   vTaskPrioritySet(coll->task, prio);
-  isr_on = 1;
+  let_go();
 }
 
 /* The end: everything that is counted stops before tracing does. */
 static void quiesce(void)
 {
   stopping = 1;
-  isr_on = 0;
-  (void)xTimerStop(heartbeat, portMAX_DELAY);
-#define X(n, prio) vTaskSuspend(n##_h);
-  APP_TASKS(X)
-#undef X
-  vTaskDelay(MS(5)); /* the timer task takes the stop */
-  while (__atomic_load_n(&helpers_alive, __ATOMIC_RELAXED))
-    vTaskDelay(1);
+  hold_off();
 }
 
 static void supervisor_main(void *arg)

@@ -128,7 +128,7 @@ static void play(unsigned events, unsigned overflow)
     case 3: tw_sem_at(fake_now, 1, TW_SEM_Give); break;
     case 4: tw_event_task_at(fake_now, task, 2, (uint8_t)(i / 9 % 3)); break;
     case 5: tw_interrupt_at(fake_now, 17); break;
-    case 6: tw_task_switch_at(fake_now, i & 1 ? 0xFFFE : 0xFFFF); break;
+    case 6: tw_task_switch_at(fake_now, i & 1 ? TW_TASK_SWITCH_EnterInt : TW_TASK_SWITCH_LeaveInt); break;
     case 7: { uint32_t d[2] = {i % 4, i * 3}; tw_custom(28, d, 2); break; }
     default: tw_context_switch_at(fake_now, task); break;
     }

@@ -33,6 +33,17 @@ enum demo_event_id {
 #undef TW_FIELD
 #undef TW_ENUMV
 
+/* the constants, as EV_<EVENT>_<Constant> */
+#define TW_EVENT(name, id, module, flags, seed, mf, marker, doc)
+#define TW_FIELD(ev, field, type, obj, doc)
+#define TW_ENUMV(ev, c, value, marker, doc) EV_##ev##_##c = value,
+enum demo_constant {
+#include "tracewire/events.def"
+};
+#undef TW_EVENT
+#undef TW_FIELD
+#undef TW_ENUMV
+
 struct ev_name { uint16_t id; const char *seed_name; const char *marker_field; };
 static const struct ev_name ev_names[] = {
 #define TW_EVENT(name, id, module, flags, seed, mf, marker, doc) { id, seed, #mf },
@@ -145,9 +156,9 @@ static const struct ev script[] = {
   { 1, 1000, EV_TASK_SWITCH, { 1 } },            /* task 1 runs */
   { 1, 1040, EV_MUTEX, { 1, 7, 0 } },            /* task 1 locks mutex 7 */
   { 2, 1100, EV_TASK_SWITCH, { 3 } },            /* core 2: task 3 runs */
-  { 1, 1210, EV_TASK_SWITCH, { 0xFFFE } },       /* interrupt entered */
+  { 1, 1210, EV_TASK_SWITCH, { EV_TASK_SWITCH_EnterInt } }, /* interrupt entered */
   { 1, 1215, EV_SEM, { 2, 1 } },                 /* ISR gives semaphore 2 */
-  { 1, 1230, EV_TASK_SWITCH, { 0xFFFF } },       /* interrupt left */
+  { 1, 1230, EV_TASK_SWITCH, { EV_TASK_SWITCH_LeaveInt } }, /* interrupt left */
   { 1, 1231, EV_TASK_SWITCH, { 2 } },            /* task 2 preempts */
   { 1, 1250, EV_SEM_TASK, { 2, 2, 1 } },         /* task 2 takes semaphore 2 */
   { 1, 1300, EV_MUTEX, { 2, 7, 4 } },            /* task 2 blocks on mutex 7 */

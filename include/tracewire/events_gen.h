@@ -17,6 +17,10 @@
  *   TW_TRACE_ON(id)            nonzero when event id is being recorded
  *   TW_TRACE_NOW()             the 32-bit timestamp
  *   TW_TRACE_PUT(id, w, n)     append n words (timestamp first) to the logger
+ * and may supply (else it is made of the two above):
+ *   TW_TRACE_PUT_NOW(id, n, a, b)  append the timestamp, read by the logger,
+ *                              and n (1 or 2) payload words a, b: the plain
+ *                              emitters' put, without an array on the stack
  * Freestanding.
  */
 #ifndef TRACEWIRE_EVENTS_GEN_H
@@ -63,6 +67,7 @@ enum tw_event_id {
 };
 
 #define TW_EV_COUNT 35 /* events in the vocabulary */
+#define TW_EV_MAX_ID 263 /* the highest id in the vocabulary */
 #define TW_EV_MAX_PAYLOAD_WORDS 3 /* largest packed payload */
 
 /* CONTEXT_SWITCH (ContextSwitch, id 1): Context switch; the thread switched out */
@@ -599,6 +604,31 @@ enum tw_sched_type {
 #define TW_EV_PKT_CHECK_CRC_SHIFT 0
 #define TW_EV_PKT_CHECK_CRC_BITS 16
 
+/* Task numbers that name no task: the constants of a marker field that
+ * names a task (interrupt context). Numbers from TW_TASK_PSEUDO_FIRST up
+ * are never a task's; X(constant, "Name") for each, lowest first. */
+#define TW_TASK_PSEUDO_FIRST 0xFFFEu
+#define TW_TASK_PSEUDO_NAMES(X) \
+  X(TW_TASK_SWITCH_EnterInt, "EnterInt") \
+  X(TW_TASK_SWITCH_LeaveInt, "LeaveInt")
+
+/* The two facts target code needs about an event, without the descriptor
+ * tables of src/common/events_desc.c (names and docs, for hosts): its
+ * record module id (TW_EVW_MODULE) and TW_EVF_* flags (TW_EVW_FLAGS); 0
+ * for an id the vocabulary does not have. Any context. */
+#define TW_EVW_MODULE(w) ((w) & 0xFFu)
+#define TW_EVW_FLAGS(w) ((w) >> 8)
+static inline uint32_t tw_event_wire(uint32_t id)
+{
+  static const uint16_t r0_[28] = { 0, 0x0101, 0x0101, 0x0101, 0x0102, 0x0102, 0x0102, 0x0102, 0x0102, 0x0102, 0x0102, 0x0102, 0x0102, 0x0102, 0x0102, 0x0102, 0x0102, 0x0102, 0x0102, 0x0102, 0x0102, 0x0102, 0x0102, 0x0102, 0x0102, 0x0102, 0x0102, 0x0102 }; /* ids 0..27 */
+  static const uint16_t r1_[8] = { 0x0203, 0x0203, 0x0203, 0x0203, 0x0203, 0x0203, 0x0203, 0x0203 }; /* ids 256..263 */
+  if (id < 28u)
+    return r0_[id];
+  if (id - 256u < 8u)
+    return r1_[id - 256u];
+  return 0;
+}
+
 #endif /* TRACEWIRE_EVENTS_GEN_H */
 
 /* ---- part 2: emitters ------------------------------------------------- */
@@ -607,6 +637,9 @@ enum tw_sched_type {
 
 #ifndef TW_CFG_TRACE
 #define TW_CFG_TRACE 1
+#endif
+#ifndef TW_TRACE_PUT_NOW
+#define TW_TRACE_PUT_NOW(id, n, a, b)                                            do {                                                                             uint32_t tw_w_[3] = { TW_TRACE_NOW(), (a), (b) };                              TW_TRACE_PUT((id), tw_w_, 1u + (n));                                         } while (0)
 #endif
 #ifndef TW_CFG_EV_CONTEXT_SWITCH
 #define TW_CFG_EV_CONTEXT_SWITCH 1
@@ -708,11 +741,7 @@ static inline void tw_context_switch(uint32_t context_id)
 {
 #if TW_CFG_TRACE && TW_CFG_EV_CONTEXT_SWITCH
   if (TW_TRACE_ON(TW_EV_CONTEXT_SWITCH)) {
-    uint32_t ts = TW_TRACE_NOW();
-    uint32_t w_[2];
-    w_[0] = ts;
-    w_[1] = (uint32_t)context_id;
-    TW_TRACE_PUT(TW_EV_CONTEXT_SWITCH, w_, 2);
+    TW_TRACE_PUT_NOW(TW_EV_CONTEXT_SWITCH, 1, (uint32_t)context_id, 0u);
   }
 #else
   (void)context_id;
@@ -737,11 +766,7 @@ static inline void tw_interrupt(uint32_t interrupt_id)
 {
 #if TW_CFG_TRACE && TW_CFG_EV_INTERRUPT
   if (TW_TRACE_ON(TW_EV_INTERRUPT)) {
-    uint32_t ts = TW_TRACE_NOW();
-    uint32_t w_[2];
-    w_[0] = ts;
-    w_[1] = (uint32_t)interrupt_id;
-    TW_TRACE_PUT(TW_EV_INTERRUPT, w_, 2);
+    TW_TRACE_PUT_NOW(TW_EV_INTERRUPT, 1, (uint32_t)interrupt_id, 0u);
   }
 #else
   (void)interrupt_id;
@@ -767,12 +792,7 @@ static inline void tw_sleep(uint32_t wake_timestamp, uint32_t interrupt_id)
 {
 #if TW_CFG_TRACE && TW_CFG_EV_SLEEP
   if (TW_TRACE_ON(TW_EV_SLEEP)) {
-    uint32_t ts = TW_TRACE_NOW();
-    uint32_t w_[3];
-    w_[0] = ts;
-    w_[1] = (uint32_t)wake_timestamp;
-    w_[2] = (uint32_t)interrupt_id;
-    TW_TRACE_PUT(TW_EV_SLEEP, w_, 3);
+    TW_TRACE_PUT_NOW(TW_EV_SLEEP, 2, (uint32_t)wake_timestamp, (uint32_t)interrupt_id);
   }
 #else
   (void)wake_timestamp; (void)interrupt_id;
@@ -797,11 +817,7 @@ static inline void tw_task_switch(uint16_t task)
 {
 #if TW_CFG_TRACE && TW_CFG_EV_TASK_SWITCH
   if (TW_TRACE_ON(TW_EV_TASK_SWITCH)) {
-    uint32_t ts = TW_TRACE_NOW();
-    uint32_t w_[2];
-    w_[0] = ts;
-    w_[1] = (uint32_t)task;
-    TW_TRACE_PUT(TW_EV_TASK_SWITCH, w_, 2);
+    TW_TRACE_PUT_NOW(TW_EV_TASK_SWITCH, 1, (uint32_t)task, 0u);
   }
 #else
   (void)task;
@@ -827,12 +843,7 @@ static inline void tw_mutex(uint16_t task, uint16_t mutex, uint8_t type)
 {
 #if TW_CFG_TRACE && TW_CFG_EV_MUTEX
   if (TW_TRACE_ON(TW_EV_MUTEX)) {
-    uint32_t ts = TW_TRACE_NOW();
-    uint32_t w_[3];
-    w_[0] = ts;
-    w_[1] = (uint32_t)task | (uint32_t)mutex << 16;
-    w_[2] = (uint32_t)type;
-    TW_TRACE_PUT(TW_EV_MUTEX, w_, 3);
+    TW_TRACE_PUT_NOW(TW_EV_MUTEX, 2, (uint32_t)task | (uint32_t)mutex << 16, (uint32_t)type);
   }
 #else
   (void)task; (void)mutex; (void)type;
@@ -857,11 +868,7 @@ static inline void tw_sem(uint16_t sem, uint8_t type)
 {
 #if TW_CFG_TRACE && TW_CFG_EV_SEM
   if (TW_TRACE_ON(TW_EV_SEM)) {
-    uint32_t ts = TW_TRACE_NOW();
-    uint32_t w_[2];
-    w_[0] = ts;
-    w_[1] = (uint32_t)sem | (uint32_t)type << 16;
-    TW_TRACE_PUT(TW_EV_SEM, w_, 2);
+    TW_TRACE_PUT_NOW(TW_EV_SEM, 1, (uint32_t)sem | (uint32_t)type << 16, 0u);
   }
 #else
   (void)sem; (void)type;
@@ -887,12 +894,7 @@ static inline void tw_sem_task(uint16_t task, uint16_t sem, uint8_t type)
 {
 #if TW_CFG_TRACE && TW_CFG_EV_SEM_TASK
   if (TW_TRACE_ON(TW_EV_SEM_TASK)) {
-    uint32_t ts = TW_TRACE_NOW();
-    uint32_t w_[3];
-    w_[0] = ts;
-    w_[1] = (uint32_t)task | (uint32_t)sem << 16;
-    w_[2] = (uint32_t)type;
-    TW_TRACE_PUT(TW_EV_SEM_TASK, w_, 3);
+    TW_TRACE_PUT_NOW(TW_EV_SEM_TASK, 2, (uint32_t)task | (uint32_t)sem << 16, (uint32_t)type);
   }
 #else
   (void)task; (void)sem; (void)type;
@@ -917,11 +919,7 @@ static inline void tw_event(uint16_t event, uint8_t type)
 {
 #if TW_CFG_TRACE && TW_CFG_EV_EVENT
   if (TW_TRACE_ON(TW_EV_EVENT)) {
-    uint32_t ts = TW_TRACE_NOW();
-    uint32_t w_[2];
-    w_[0] = ts;
-    w_[1] = (uint32_t)event | (uint32_t)type << 16;
-    TW_TRACE_PUT(TW_EV_EVENT, w_, 2);
+    TW_TRACE_PUT_NOW(TW_EV_EVENT, 1, (uint32_t)event | (uint32_t)type << 16, 0u);
   }
 #else
   (void)event; (void)type;
@@ -947,12 +945,7 @@ static inline void tw_event_task(uint16_t task, uint16_t event, uint8_t type)
 {
 #if TW_CFG_TRACE && TW_CFG_EV_EVENT_TASK
   if (TW_TRACE_ON(TW_EV_EVENT_TASK)) {
-    uint32_t ts = TW_TRACE_NOW();
-    uint32_t w_[3];
-    w_[0] = ts;
-    w_[1] = (uint32_t)task | (uint32_t)event << 16;
-    w_[2] = (uint32_t)type;
-    TW_TRACE_PUT(TW_EV_EVENT_TASK, w_, 3);
+    TW_TRACE_PUT_NOW(TW_EV_EVENT_TASK, 2, (uint32_t)task | (uint32_t)event << 16, (uint32_t)type);
   }
 #else
   (void)task; (void)event; (void)type;
@@ -977,11 +970,7 @@ static inline void tw_multi_sem(uint16_t msem, uint8_t type, uint8_t index)
 {
 #if TW_CFG_TRACE && TW_CFG_EV_MULTI_SEM
   if (TW_TRACE_ON(TW_EV_MULTI_SEM)) {
-    uint32_t ts = TW_TRACE_NOW();
-    uint32_t w_[2];
-    w_[0] = ts;
-    w_[1] = (uint32_t)msem | (uint32_t)type << 16 | (uint32_t)index << 24;
-    TW_TRACE_PUT(TW_EV_MULTI_SEM, w_, 2);
+    TW_TRACE_PUT_NOW(TW_EV_MULTI_SEM, 1, (uint32_t)msem | (uint32_t)type << 16 | (uint32_t)index << 24, 0u);
   }
 #else
   (void)msem; (void)type; (void)index;
@@ -1007,12 +996,7 @@ static inline void tw_multi_sem_task(uint16_t task, uint16_t msem, uint8_t type,
 {
 #if TW_CFG_TRACE && TW_CFG_EV_MULTI_SEM_TASK
   if (TW_TRACE_ON(TW_EV_MULTI_SEM_TASK)) {
-    uint32_t ts = TW_TRACE_NOW();
-    uint32_t w_[3];
-    w_[0] = ts;
-    w_[1] = (uint32_t)task | (uint32_t)msem << 16;
-    w_[2] = (uint32_t)type | (uint32_t)index << 8;
-    TW_TRACE_PUT(TW_EV_MULTI_SEM_TASK, w_, 3);
+    TW_TRACE_PUT_NOW(TW_EV_MULTI_SEM_TASK, 2, (uint32_t)task | (uint32_t)msem << 16, (uint32_t)type | (uint32_t)index << 8);
   }
 #else
   (void)task; (void)msem; (void)type; (void)index;
@@ -1037,11 +1021,7 @@ static inline void tw_multi_event(uint16_t mevent, uint8_t type, uint8_t index)
 {
 #if TW_CFG_TRACE && TW_CFG_EV_MULTI_EVENT
   if (TW_TRACE_ON(TW_EV_MULTI_EVENT)) {
-    uint32_t ts = TW_TRACE_NOW();
-    uint32_t w_[2];
-    w_[0] = ts;
-    w_[1] = (uint32_t)mevent | (uint32_t)type << 16 | (uint32_t)index << 24;
-    TW_TRACE_PUT(TW_EV_MULTI_EVENT, w_, 2);
+    TW_TRACE_PUT_NOW(TW_EV_MULTI_EVENT, 1, (uint32_t)mevent | (uint32_t)type << 16 | (uint32_t)index << 24, 0u);
   }
 #else
   (void)mevent; (void)type; (void)index;
@@ -1067,12 +1047,7 @@ static inline void tw_multi_event_task(uint16_t task, uint16_t mevent, uint8_t t
 {
 #if TW_CFG_TRACE && TW_CFG_EV_MULTI_EVENT_TASK
   if (TW_TRACE_ON(TW_EV_MULTI_EVENT_TASK)) {
-    uint32_t ts = TW_TRACE_NOW();
-    uint32_t w_[3];
-    w_[0] = ts;
-    w_[1] = (uint32_t)task | (uint32_t)mevent << 16;
-    w_[2] = (uint32_t)type | (uint32_t)index << 8;
-    TW_TRACE_PUT(TW_EV_MULTI_EVENT_TASK, w_, 3);
+    TW_TRACE_PUT_NOW(TW_EV_MULTI_EVENT_TASK, 2, (uint32_t)task | (uint32_t)mevent << 16, (uint32_t)type | (uint32_t)index << 8);
   }
 #else
   (void)task; (void)mevent; (void)type; (void)index;
@@ -1097,11 +1072,7 @@ static inline void tw_anti_sem(uint16_t asem, uint8_t type)
 {
 #if TW_CFG_TRACE && TW_CFG_EV_ANTI_SEM
   if (TW_TRACE_ON(TW_EV_ANTI_SEM)) {
-    uint32_t ts = TW_TRACE_NOW();
-    uint32_t w_[2];
-    w_[0] = ts;
-    w_[1] = (uint32_t)asem | (uint32_t)type << 16;
-    TW_TRACE_PUT(TW_EV_ANTI_SEM, w_, 2);
+    TW_TRACE_PUT_NOW(TW_EV_ANTI_SEM, 1, (uint32_t)asem | (uint32_t)type << 16, 0u);
   }
 #else
   (void)asem; (void)type;
@@ -1127,12 +1098,7 @@ static inline void tw_anti_sem_task(uint16_t task, uint16_t asem, uint8_t type)
 {
 #if TW_CFG_TRACE && TW_CFG_EV_ANTI_SEM_TASK
   if (TW_TRACE_ON(TW_EV_ANTI_SEM_TASK)) {
-    uint32_t ts = TW_TRACE_NOW();
-    uint32_t w_[3];
-    w_[0] = ts;
-    w_[1] = (uint32_t)task | (uint32_t)asem << 16;
-    w_[2] = (uint32_t)type;
-    TW_TRACE_PUT(TW_EV_ANTI_SEM_TASK, w_, 3);
+    TW_TRACE_PUT_NOW(TW_EV_ANTI_SEM_TASK, 2, (uint32_t)task | (uint32_t)asem << 16, (uint32_t)type);
   }
 #else
   (void)task; (void)asem; (void)type;
@@ -1157,11 +1123,7 @@ static inline void tw_res_sem(uint16_t rsem, uint8_t type)
 {
 #if TW_CFG_TRACE && TW_CFG_EV_RES_SEM
   if (TW_TRACE_ON(TW_EV_RES_SEM)) {
-    uint32_t ts = TW_TRACE_NOW();
-    uint32_t w_[2];
-    w_[0] = ts;
-    w_[1] = (uint32_t)rsem | (uint32_t)type << 16;
-    TW_TRACE_PUT(TW_EV_RES_SEM, w_, 2);
+    TW_TRACE_PUT_NOW(TW_EV_RES_SEM, 1, (uint32_t)rsem | (uint32_t)type << 16, 0u);
   }
 #else
   (void)rsem; (void)type;
@@ -1187,12 +1149,7 @@ static inline void tw_res_sem_task(uint16_t task, uint16_t rsem, uint8_t type)
 {
 #if TW_CFG_TRACE && TW_CFG_EV_RES_SEM_TASK
   if (TW_TRACE_ON(TW_EV_RES_SEM_TASK)) {
-    uint32_t ts = TW_TRACE_NOW();
-    uint32_t w_[3];
-    w_[0] = ts;
-    w_[1] = (uint32_t)task | (uint32_t)rsem << 16;
-    w_[2] = (uint32_t)type;
-    TW_TRACE_PUT(TW_EV_RES_SEM_TASK, w_, 3);
+    TW_TRACE_PUT_NOW(TW_EV_RES_SEM_TASK, 2, (uint32_t)task | (uint32_t)rsem << 16, (uint32_t)type);
   }
 #else
   (void)task; (void)rsem; (void)type;
@@ -1218,12 +1175,7 @@ static inline void tw_task(uint16_t task, uint8_t type, uint32_t arg)
 {
 #if TW_CFG_TRACE && TW_CFG_EV_TASK
   if (TW_TRACE_ON(TW_EV_TASK)) {
-    uint32_t ts = TW_TRACE_NOW();
-    uint32_t w_[3];
-    w_[0] = ts;
-    w_[1] = (uint32_t)task | (uint32_t)type << 16;
-    w_[2] = (uint32_t)arg;
-    TW_TRACE_PUT(TW_EV_TASK, w_, 3);
+    TW_TRACE_PUT_NOW(TW_EV_TASK, 2, (uint32_t)task | (uint32_t)type << 16, (uint32_t)arg);
   }
 #else
   (void)task; (void)type; (void)arg;
@@ -1282,12 +1234,7 @@ static inline void tw_queue(uint16_t queue, uint8_t type, uint32_t count)
 {
 #if TW_CFG_TRACE && TW_CFG_EV_QUEUE
   if (TW_TRACE_ON(TW_EV_QUEUE)) {
-    uint32_t ts = TW_TRACE_NOW();
-    uint32_t w_[3];
-    w_[0] = ts;
-    w_[1] = (uint32_t)queue | (uint32_t)type << 16;
-    w_[2] = (uint32_t)count;
-    TW_TRACE_PUT(TW_EV_QUEUE, w_, 3);
+    TW_TRACE_PUT_NOW(TW_EV_QUEUE, 2, (uint32_t)queue | (uint32_t)type << 16, (uint32_t)count);
   }
 #else
   (void)queue; (void)type; (void)count;
@@ -1313,12 +1260,7 @@ static inline void tw_sem_ext(uint16_t task, uint16_t sem, uint8_t type)
 {
 #if TW_CFG_TRACE && TW_CFG_EV_SEM_EXT
   if (TW_TRACE_ON(TW_EV_SEM_EXT)) {
-    uint32_t ts = TW_TRACE_NOW();
-    uint32_t w_[3];
-    w_[0] = ts;
-    w_[1] = (uint32_t)task | (uint32_t)sem << 16;
-    w_[2] = (uint32_t)type;
-    TW_TRACE_PUT(TW_EV_SEM_EXT, w_, 3);
+    TW_TRACE_PUT_NOW(TW_EV_SEM_EXT, 2, (uint32_t)task | (uint32_t)sem << 16, (uint32_t)type);
   }
 #else
   (void)task; (void)sem; (void)type;
@@ -1344,12 +1286,7 @@ static inline void tw_mutex_ext(uint16_t task, uint16_t mutex, uint8_t type)
 {
 #if TW_CFG_TRACE && TW_CFG_EV_MUTEX_EXT
   if (TW_TRACE_ON(TW_EV_MUTEX_EXT)) {
-    uint32_t ts = TW_TRACE_NOW();
-    uint32_t w_[3];
-    w_[0] = ts;
-    w_[1] = (uint32_t)task | (uint32_t)mutex << 16;
-    w_[2] = (uint32_t)type;
-    TW_TRACE_PUT(TW_EV_MUTEX_EXT, w_, 3);
+    TW_TRACE_PUT_NOW(TW_EV_MUTEX_EXT, 2, (uint32_t)task | (uint32_t)mutex << 16, (uint32_t)type);
   }
 #else
   (void)task; (void)mutex; (void)type;
@@ -1375,12 +1312,7 @@ static inline void tw_egroup(uint16_t group, uint8_t type, uint32_t bits)
 {
 #if TW_CFG_TRACE && TW_CFG_EV_EGROUP
   if (TW_TRACE_ON(TW_EV_EGROUP)) {
-    uint32_t ts = TW_TRACE_NOW();
-    uint32_t w_[3];
-    w_[0] = ts;
-    w_[1] = (uint32_t)group | (uint32_t)type << 16;
-    w_[2] = (uint32_t)bits;
-    TW_TRACE_PUT(TW_EV_EGROUP, w_, 3);
+    TW_TRACE_PUT_NOW(TW_EV_EGROUP, 2, (uint32_t)group | (uint32_t)type << 16, (uint32_t)bits);
   }
 #else
   (void)group; (void)type; (void)bits;
@@ -1406,12 +1338,7 @@ static inline void tw_notify(uint16_t task, uint8_t index, uint8_t type, uint32_
 {
 #if TW_CFG_TRACE && TW_CFG_EV_NOTIFY
   if (TW_TRACE_ON(TW_EV_NOTIFY)) {
-    uint32_t ts = TW_TRACE_NOW();
-    uint32_t w_[3];
-    w_[0] = ts;
-    w_[1] = (uint32_t)task | (uint32_t)index << 16 | (uint32_t)type << 24;
-    w_[2] = (uint32_t)value;
-    TW_TRACE_PUT(TW_EV_NOTIFY, w_, 3);
+    TW_TRACE_PUT_NOW(TW_EV_NOTIFY, 2, (uint32_t)task | (uint32_t)index << 16 | (uint32_t)type << 24, (uint32_t)value);
   }
 #else
   (void)task; (void)index; (void)type; (void)value;
@@ -1437,12 +1364,7 @@ static inline void tw_timer(uint16_t timer, uint8_t type, uint8_t command, uint3
 {
 #if TW_CFG_TRACE && TW_CFG_EV_TIMER
   if (TW_TRACE_ON(TW_EV_TIMER)) {
-    uint32_t ts = TW_TRACE_NOW();
-    uint32_t w_[3];
-    w_[0] = ts;
-    w_[1] = (uint32_t)timer | (uint32_t)type << 16 | (uint32_t)command << 24;
-    w_[2] = (uint32_t)value;
-    TW_TRACE_PUT(TW_EV_TIMER, w_, 3);
+    TW_TRACE_PUT_NOW(TW_EV_TIMER, 2, (uint32_t)timer | (uint32_t)type << 16 | (uint32_t)command << 24, (uint32_t)value);
   }
 #else
   (void)timer; (void)type; (void)command; (void)value;
@@ -1468,12 +1390,7 @@ static inline void tw_sbuf(uint16_t sbuf, uint8_t type, uint32_t bytes)
 {
 #if TW_CFG_TRACE && TW_CFG_EV_SBUF
   if (TW_TRACE_ON(TW_EV_SBUF)) {
-    uint32_t ts = TW_TRACE_NOW();
-    uint32_t w_[3];
-    w_[0] = ts;
-    w_[1] = (uint32_t)sbuf | (uint32_t)type << 16;
-    w_[2] = (uint32_t)bytes;
-    TW_TRACE_PUT(TW_EV_SBUF, w_, 3);
+    TW_TRACE_PUT_NOW(TW_EV_SBUF, 2, (uint32_t)sbuf | (uint32_t)type << 16, (uint32_t)bytes);
   }
 #else
   (void)sbuf; (void)type; (void)bytes;
@@ -1499,12 +1416,7 @@ static inline void tw_sched(uint8_t type, uint32_t value)
 {
 #if TW_CFG_TRACE && TW_CFG_EV_SCHED
   if (TW_TRACE_ON(TW_EV_SCHED)) {
-    uint32_t ts = TW_TRACE_NOW();
-    uint32_t w_[3];
-    w_[0] = ts;
-    w_[1] = (uint32_t)type;
-    w_[2] = (uint32_t)value;
-    TW_TRACE_PUT(TW_EV_SCHED, w_, 3);
+    TW_TRACE_PUT_NOW(TW_EV_SCHED, 2, (uint32_t)type, (uint32_t)value);
   }
 #else
   (void)type; (void)value;

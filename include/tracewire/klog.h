@@ -49,7 +49,10 @@ uint32_t tw_klog_timestamp(void);
  * is set (its rate is the application's). Thread context. */
 uint32_t tw_klog_timestamp_hz(void);
 /* Custom timestamp source; NULL restores the port's. Thread context, best
- * before recording starts (events in flight may use either source). */
+ * before recording starts (events in flight may use either source). The
+ * emitters then take the general put (a function call per event costs
+ * more than the put: docs/performance.md); on Cortex-M,
+ * TW_CFG_CM_TIMESTAMP_FN is the inline way to another clock. */
 void tw_klog_set_timer(tw_klog_timer_fn fn);
 
 /* Dynamic mode only. Without it set is ignored and get returns the fixed

@@ -92,6 +92,19 @@ void tw__wake(uint32_t *word);
  * Call once at boot, before the first timestamp. Thread context. */
 void tw_port_cm_init(void);
 
+/* The hot path's primitives inline: the emitters' put (kernel logger)
+ * reads the clock and, with TW_CFG_LOGGER_CRITICAL, locks interrupts on
+ * every event, where a call would cost more than the primitive. A port
+ * with inline versions provides them in its own header, included here for
+ * its architecture; elsewhere they are the functions above. */
+#if defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M'
+#include "tracewire/port_cortex_m.h"
+#else
+#define tw__port_timestamp_inline tw_port_timestamp
+#define tw__port_irq_lock_inline tw_port_irq_lock
+#define tw__port_irq_unlock_inline tw_port_irq_unlock
+#endif
+
 #ifdef __cplusplus
 }
 #endif

@@ -115,43 +115,45 @@ struct tw_streamer_stats {
 /* Pending work the streamer does in order, one step per record. */
 enum tw_streamer_work { TW_SW_NONE, TW_SW_START, TW_SW_NAMES, TW_SW_DECLS, TW_SW_STOP };
 
+/* The state first and the two buffers last: on a Cortex-M, fields within
+ * 124 bytes of the start take 16-bit loads and stores. */
 struct tw_streamer {
-  struct tw_streamer_cfg cfg;
-  uint32_t pkt[TW_CFG_MAX_PKT_BYTES / 4]; /* header, records, footer */
   uint32_t fill;              /* bytes in pkt (header included) */
   uint32_t max_bytes;
   uint32_t tail;              /* bytes kept free after the records: footer, check */
   int held;                   /* pkt is complete and was refused */
-  uint32_t backoff;           /* word to sleep on while the link is busy */
   uint16_t pkt_seq;           /* next packet sequence number */
   uint16_t ev_seq;            /* next event sequence number */
   uint16_t first_seq;         /* of the first record in pkt */
-  uint32_t snap_id;
   int running;
   uint32_t mask;              /* in force while running; kept while stopped */
-  int congestion;             /* -100..100 (FLOWCTRL) */
   /* time: last observation of the clock, extended */
   uint64_t now;
   uint32_t now_lo;
   uint64_t last_sync;
   uint64_t out_ts;            /* newest timestamp written: the stream time */
   uint64_t first_ts;          /* time the partial packet got its first record */
-  int work[4];                /* queued enum tw_streamer_work */
-  unsigned nwork;
-  unsigned cursor;            /* names / decls sent so far in this dump */
   /* an event taken from the logger and not yet fully written */
   int pend;                   /* 0 none, 1 DROPS record due, 2 event due */
   struct tw_src_rec prec;
   uint64_t pts;               /* its extended timestamp */
   uint32_t pdrops;            /* drops to announce before it */
+  int work[4];                /* queued enum tw_streamer_work */
+  unsigned nwork;
+  unsigned cursor;            /* names / decls sent so far in this dump */
+  uint32_t snap_id;
   uint32_t poff;              /* bytes of a STR/BLOB event already sent */
   uint32_t stop_reason;
   uint32_t stop_budget;       /* events STOP may still drain */
   uint32_t names_sent;        /* name table entries already sent this recording */
   uint32_t lost_sent;         /* tw_name_lost() last reported (NAMES_LOST) */
+  int congestion;             /* -100..100 (FLOWCTRL) */
+  uint32_t backoff;           /* word to sleep on while the link is busy */
+  struct tw_streamer_stats st;
+  struct tw_streamer_cfg cfg;
+  uint32_t pkt[TW_CFG_MAX_PKT_BYTES / 4]; /* header, records, footer */
   /* sized for the largest logger event so a get never leaves one stuck */
   uint32_t pdata[TW_EVENT_MAX_DATA];
-  struct tw_streamer_stats st;
 };
 
 /* Validate cfg and initialise (stopped; nothing sent). TW_EINVAL for a

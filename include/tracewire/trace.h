@@ -54,7 +54,9 @@ extern "C" {
  * streamer (start, stop, set mask); read by every emitter. */
 extern uint32_t tw_trace_mask;
 
-static inline int tw_trace_on(uint32_t id)
+/* always_inline: -Os would otherwise call it, which costs more than the
+ * load and bit test it is (docs/performance.md). */
+__attribute__((always_inline)) static inline int tw_trace_on(uint32_t id)
 {
   /* relaxed: a stale bit only means one event more or less around a mask
    * change, which the protocol allows; no ordering with the data needed */
@@ -67,7 +69,14 @@ uint32_t tw_trace_now(void);
  * logger under id; a full ring counts a drop. Any context. */
 void tw__trace_put(uint16_t id, const uint32_t *words, uint32_t n);
 
+/* The emitters' usual put: event id with the timestamp read by the logger
+ * and n (1 or 2) payload words in registers: hdr = id << 16 | (1 + n). Any
+ * context; a full ring counts a drop. */
+void tw__trace_put_now(uint32_t hdr, uint32_t a, uint32_t b);
+
 #define TW_TRACE_ON(id) tw_trace_on(id)
+#define TW_TRACE_PUT_NOW(id, n, a, b) \
+  tw__trace_put_now((uint32_t)(id) << 16 | (1u + (uint32_t)(n)), (a), (b))
 #define TW_TRACE_NOW() tw_trace_now()
 #define TW_TRACE_PUT(id, w, n) tw__trace_put((uint16_t)(id), (w), (n))
 #include "tracewire/events_gen.h"
@@ -125,6 +134,7 @@ struct tw_custom_decl {
  * tw_custom_bytes() and streamed as snapshot records. Returns 0, TW_EINVAL (id used
  * by the vocabulary or 0, bad declaration syntax or too long), TW_EEXIST
  * (id declared), TW_ENOSPC (table full). Thread context. */
+#if TW_CFG_CUSTOM_DECLS
 int tw_custom_declare(uint16_t id, int timed, const char *decl);
 uint32_t tw_custom_count(void);
 const struct tw_custom_decl *tw_custom_at(uint32_t i);
@@ -136,6 +146,7 @@ void tw_custom_reset(void);
  * obey the mask; others are recorded while tracing runs (mask != 0).
  * Any context; void (a full ring counts a drop). */
 void tw_custom(uint16_t id, const uint32_t *data, uint32_t n);
+#endif
 
 /* Data words for I8/I16/I32 and F32 fields of tw_custom(): the value's
  * bits, without undefined behaviour (a signed-to-unsigned conversion is
@@ -147,7 +158,32 @@ static inline uint32_t tw_word_f32(float v) { return tw_f32_to_bits(v); }
  * is cut) go through the logger as { [timestamp], len, bytes packed in
  * native-order words } and leave the target as snapshot records holding
  * the bytes. Same mask rule and context as tw_custom(). */
+#if TW_CFG_CUSTOM_DECLS
 void tw_custom_bytes(uint16_t id, const void *data, uint32_t len);
+#else
+/* Built without custom events (TW_CFG_CUSTOM_DECLS=0, the minimal
+ * configuration of docs/performance.md): the table is empty, declaring
+ * one is refused (TW_ENOSPC) and recording one does nothing. Inline, so
+ * whatever would handle them (the streamer's CUSTOM_DECL and STR/BLOB
+ * records) compiles away. */
+static inline int tw_custom_declare(uint16_t id, int timed, const char *decl)
+{
+  (void)id; (void)timed; (void)decl;
+  return TW_ENOSPC;
+}
+static inline uint32_t tw_custom_count(void) { return 0; }
+static inline const struct tw_custom_decl *tw_custom_at(uint32_t i) { (void)i; return NULL; }
+static inline const struct tw_custom_decl *tw_custom_find(uint16_t id) { (void)id; return NULL; }
+static inline void tw_custom_reset(void) {}
+static inline void tw_custom(uint16_t id, const uint32_t *data, uint32_t n)
+{
+  (void)id; (void)data; (void)n;
+}
+static inline void tw_custom_bytes(uint16_t id, const void *data, uint32_t len)
+{
+  (void)id; (void)data; (void)len;
+}
+#endif
 
 #ifdef __cplusplus
 }

@@ -5,7 +5,10 @@
  *                       semaphore: its holder is the task that took it)
  *                       held by L, while a task R runs on H's core with
  *                       prio(L) < prio(R) < prio(H) (effective priorities:
- *                       an inheritance that lifts L ends the inversion)
+ *                       an inheritance that lifts L ends the inversion);
+ *                       when no R ran but L, of a lower base priority,
+ *                       inherited H's, the inversion was bounded: reported
+ *                       as such with H's wait
  *   deadlock            a cycle task -> holder of the lock it waits on
  *   starvation          ready for longer than the threshold, then run (or
  *                       the trace ends)
@@ -21,11 +24,6 @@
 #include <string.h>
 #include "an_internal.h"
 #include "tracewire/error.h"
-
-int tw__an_is_lock(const struct tw_rtos_obj *o)
-{
-  return o && (o->kind == TW_OBJ_MUTEX || o->binary);
-}
 
 void tw__an_add_finding(struct tw_an *a, const struct tw_an_finding *f)
 {
@@ -48,9 +46,15 @@ static void inv_close(struct tw_an *a, int core, struct an_task *h, uint64_t now
     h->inv_last = now;
     h->inv_on = 0;
   }
-  if (h->inv_ns) {
+  if (h->inv_ns || h->inv_inherited) {
     struct tw_an_finding f = {.kind = TW_AN_PRIO_INVERSION, .core = core, .t0 = h->inv_first,
                               .t1 = h->inv_last, .ns = h->inv_ns, .nobjs = 1};
+    if (!h->inv_ns) { /* bounded: the whole wait for the lower-priority holder */
+      f.bounded = 1;
+      f.t0 = h->inv_block;
+      f.t1 = now;
+      f.ns = now - h->inv_block;
+    }
     f.tasks[f.ntasks++] = h->t->number;
     f.tasks[f.ntasks++] = h->inv_owner;
     for (int i = 0; i < h->ninv_mid && f.ntasks < TW_AN_MAX_INVOLVED; i++)
@@ -63,6 +67,17 @@ static void inv_close(struct tw_an *a, int core, struct an_task *h, uint64_t now
   h->inv_ns = 0;
   h->inv_seen = 0;
   h->ninv_mid = 0;
+  h->inv_inherited = 0;
+}
+
+/* The episode's lock and holder, when first seen. */
+static void inv_note(struct tw_an *a, struct an_task *h, const struct tw_rtos_task *l,
+                     const struct tw_rtos_obj *m)
+{
+  h->inv_owner = l->number;
+  h->inv_kind = m->kind;
+  h->inv_obj = m->number;
+  h->inv_epoch = epoch_now(a, h->t);
 }
 
 static void inv_eval_one(struct tw_an *a, struct an_task *h, uint64_t now)
@@ -75,16 +90,19 @@ static void inv_eval_one(struct tw_an *a, struct an_task *h, uint64_t now)
   const struct tw_rtos_task *l = m && m->holder_known ? m->holder : NULL;
   int on = r && l && r != l && r != ht && ht->prio >= 0 && l->prio >= 0 && r->prio >= 0 &&
            l->prio < r->prio && r->prio < ht->prio;
+  /* a holder of lower base priority lifted to the waiter's: bounded */
+  if (!h->inv_seen && !h->inv_inherited && l && l != ht && ht->prio >= 0 &&
+      l->base_prio >= 0 && l->base_prio < ht->prio && l->prio >= ht->prio) {
+    h->inv_inherited = 1;
+    inv_note(a, h, l, m);
+  }
   if (on && !h->inv_on) {
     h->inv_on = 1;
     h->inv_seg = now;
     if (!h->inv_seen) {
       h->inv_seen = 1;
       h->inv_first = now;
-      h->inv_owner = l->number;
-      h->inv_kind = m->kind;
-      h->inv_obj = m->number;
-      h->inv_epoch = epoch_now(a, ht);
+      inv_note(a, h, l, m);
     }
   } else if (!on && h->inv_on) {
     h->inv_ns += now - h->inv_seg;
@@ -120,6 +138,8 @@ void tw__an_inv_block(struct tw_an *a, int core, struct an_task *h, uint64_t now
   h->inv_ns = 0;
   h->ninv_mid = 0;
   h->inv_on = 0;
+  h->inv_inherited = 0;
+  h->inv_block = now;
   inv_eval_one(a, h, now);
 }
 
@@ -186,6 +206,8 @@ void tw__an_deadlock_check(struct tw_an *a, int core, struct an_task *t, uint64_
                                               w->now.wait_obj);
     if (!tw__an_is_lock(o) || !o->holder_known || !o->holder || f.nobjs >= TW_AN_MAX_INVOLVED)
       return;
+    if (o->holder == w && o->kind != TW_OBJ_MUTEX)
+      return; /* took the semaphore and waits for the next give: a signal, not a lock */
     f.obj_kinds[f.nobjs] = o->kind;
     f.objs[f.nobjs++] = (uint16_t)o->number;
     if (o->holder == t->t) {
@@ -205,7 +227,7 @@ void tw__an_deadlock_check(struct tw_an *a, int core, struct an_task *t, uint64_
 
 /* ---- starvation ------------------------------------------------------------------------- */
 
-void tw__an_starve_check(struct tw_an *a, int core, struct an_task *x, uint64_t since,
+void tw__an_starve_found(struct tw_an *a, int core, struct an_task *x, uint64_t since,
                          uint64_t epoch, uint64_t now)
 {
   const struct tw_rtos_task *t = x->t;

@@ -49,7 +49,7 @@ static const struct an_task **core_tasks(const struct tw_an *a, size_t ci, size_
   if (!v)
     return NULL;
   for (size_t i = 0; i < a->ntasks; i++)
-    if (a->tasks[i].t && a->tasks[i].seen && a->tasks[i].core == (int)ci)
+    if (tw__an_listed(a, &a->tasks[i], ci))
       v[(*n)++] = &a->tasks[i];
   for (size_t i = 1; i < *n; i++) { /* insertion sort: tasks come nearly in order */
     const struct an_task *x = v[i];
@@ -185,9 +185,12 @@ static void jfinding(FILE *f, const struct tw_an *a, const struct tw_an_finding 
 {
   char b[128], text[1024];
   fprintf(f, "{\"kind\":\"%s\",\"core\":%d,\"t0\":%" PRIu64 ",\"t1\":%" PRIu64
-             ",\"ns\":%" PRIu64 ",\"across_gap\":%s,\"tasks\":[",
+             ",\"ns\":%" PRIu64 ",\"across_gap\":%s,",
           tw_an_finding_name(fd->kind), fd->core, fd->t0, fd->t1, fd->ns,
           fd->across_gap ? "true" : "false");
+  if (fd->kind == TW_AN_PRIO_INVERSION)
+    fprintf(f, "\"bounded\":%s,", fd->bounded ? "true" : "false");
+  fputs("\"tasks\":[", f);
   for (int i = 0; i < fd->ntasks; i++) {
     fprintf(f, "%s{\"task\":%u,\"name\":", i ? "," : "", fd->tasks[i]);
     jstr(f, nm(a, fd->core, TW_OBJ_TASK, fd->tasks[i], b, sizeof b));
@@ -217,23 +220,29 @@ static void jtask(FILE *f, const struct tw_an *a, const struct an_core *c, size_
   fprintf(f, "%s{\"task\":%u,\"name\":", first ? "" : ",", t->t->number);
   jstr(f, nm(a, (int)ci, TW_OBJ_TASK, t->t->number, b, sizeof b));
   fprintf(f, ",\"prio\":%d,\"state_end\":\"%s\"", ts.prio, end_state(t));
+  if (ts.state == TW_AN_BLOCKED)
+    fprintf(f, ",\"waits_for\":\"%s\"", tw_rtos_wait_name((enum tw_rtos_wait)ts.wait));
+  if (ts.inherits)
+    fprintf(f, ",\"inheritance\":{\"count\":%" PRIu64 ",\"max_prio\":%d,\"ns\":%" PRIu64 "}",
+            ts.inherits, ts.inherited_max, ts.inherited_ns);
   if (ts.state == TW_AN_BLOCKED && ts.wait_kind) {
     fprintf(f, ",\"waits_on\":{\"kind\":\"%s\",\"obj\":%u,\"name\":",
             tw_obj_kind_name(ts.wait_kind), ts.wait_obj);
     jstr(f, nm(a, (int)ci, ts.wait_kind, ts.wait_obj, b, sizeof b));
     fputc('}', f);
   }
-  fprintf(f, ",\"cpu_ns\":%" PRIu64 ",\"cpu_pct\":%.3f,\"switches_in\":%" PRIu64
+  const struct an_load *l = t->t->id < c->nload ? &c->load[t->t->id] : NULL;
+  fprintf(f, ",\"home\":%s,\"cpu_ns\":%" PRIu64 ",\"cpu_pct\":%.3f,\"switches_in\":%" PRIu64
              ",\"state_ns\":{",
-          t->cpu_ns, pct(t->cpu_ns, dur), t->switches_in);
+          ts.home ? "true" : "false", ts.cpu_ns, pct(ts.cpu_ns, dur), ts.switches_in);
   for (int s = 1; s < TW_AN_NSTATES; s++)
     fprintf(f, "%s\"%s\":%" PRIu64, s > 1 ? "," : "", tw_an_state_name((enum tw_an_state)s),
             t->ns[s]);
-  fprintf(f, ",\"in_interrupt\":%" PRIu64, t->intr_ns);
+  fprintf(f, ",\"in_interrupt\":%" PRIu64, l ? l->intr_ns : 0);
   fputs("},\"release_latency\":", f);
   jhist(f, t->latency, 0);
   fputs(",\"load_permille\":", f);
-  jload(f, c, t->win);
+  jload(f, c, l ? l->win : NULL);
   fputc('}', f);
 }
 
@@ -339,7 +348,8 @@ int tw_an_write_json(const struct tw_an *a, FILE *f)
     fprintf(f, ",\"locks\":%" PRIu64 ",\"unlocks\":%" PRIu64 ",\"inc_locks\":%" PRIu64
                ",\"dec_locks\":%" PRIu64 ",\"blocks\":%" PRIu64 ",\"contended\":%" PRIu64
                ",\"max_depth\":%d,\"wait_total_ns\":%.0f,\"hold\":",
-            o->locks, o->unlocks, o->inc_locks, o->dec_locks, o->blocks, o->contended,
+            o->lock_ops[AN_LOCKS], o->lock_ops[AN_UNLOCKS], o->lock_ops[AN_INC_LOCKS],
+            o->lock_ops[AN_DEC_LOCKS], o->blocks, o->contended,
             o->max_depth, o->wait ? o->wait->sum : 0.0);
     jhist(f, o->hold, 1);
     fputs(",\"wait\":", f);
@@ -394,6 +404,15 @@ void tw__an_finding_text(const struct tw_an *a, const struct tw_an_finding *fd, 
   const char *gap = fd->across_gap ? " [events were lost in this window: may be wrong]" : "";
   switch (fd->kind) {
   case TW_AN_PRIO_INVERSION:
+    if (fd->bounded) {
+      snprintf(buf, cap, "%s blocked on %s held by lower-priority %s, bounded by priority "
+               "inheritance (%s inherited its priority): waited %s, %s..%s%s",
+               nm(a, c, TW_OBJ_TASK, fd->tasks[0], n0, sizeof n0),
+               nm(a, c, fd->obj_kinds[0], fd->objs[0], o0, sizeof o0),
+               nm(a, c, TW_OBJ_TASK, fd->tasks[1], n1, sizeof n1),
+               nm(a, c, TW_OBJ_TASK, fd->tasks[1], n2, sizeof n2), d, t0, t1, gap);
+      break;
+    }
     snprintf(buf, cap, "%s blocked on %s held by lower-priority %s while %s%s ran: %s inverted, "
              "%s..%s%s",
              nm(a, c, TW_OBJ_TASK, fd->tasks[0], n0, sizeof n0),
@@ -458,9 +477,25 @@ static void text_core(const struct tw_an *a, FILE *f, size_t ci)
   fprintf(f, "  tasks (CPU %%, state at end):\n");
   for (size_t i = 0; tasks && i < n; i++) {
     const struct an_task *t = tasks[i];
-    fprintf(f, "    %-20s %6.2f%%  %-9s switches in %" PRIu64 "\n",
-            nm(a, (int)ci, TW_OBJ_TASK, t->t->number, b, sizeof b), pct(t->cpu_ns, dur),
-            end_state(t), t->switches_in);
+    char st[160], o[128], inh[32];
+    const struct tw_rtos_phase *p = &t->t->now;
+    if (t->state == TW_AN_BLOCKED && (p->wait == TW_RTOS_WAIT_OBJECT ||
+                                      p->wait == TW_RTOS_WAIT_CONDITION))
+      snprintf(st, sizeof st, "blocked on %s",
+               nm(a, (int)ci, (enum tw_obj_kind)p->wait_kind, p->wait_obj, o, sizeof o));
+    else if (t->state == TW_AN_BLOCKED)
+      snprintf(st, sizeof st, "blocked (%s)", tw_rtos_wait_name((enum tw_rtos_wait)p->wait));
+    else
+      snprintf(st, sizeof st, "%s", end_state(t));
+    const struct an_load *l = t->t->id < c->nload ? &c->load[t->t->id] : NULL;
+    fprintf(f, "    %-20s %6.2f%%  %-9s switches in %" PRIu64 "%s\n",
+            nm(a, (int)ci, TW_OBJ_TASK, t->t->number, b, sizeof b), pct(l ? l->cpu_ns : 0, dur),
+            st, l ? l->switches_in : 0, t->core == (int)ci ? "" : " (last ran on another core)");
+    if (t->inh_count) {
+      fmt_ns(inh, sizeof inh, t->inh_ns);
+      fprintf(f, "      inherited priority %" PRIu64 " time%s, up to %d, for %s\n", t->inh_count,
+              t->inh_count == 1 ? "" : "s", t->inh_max, inh);
+    }
     thist(f, "release", t->latency);
   }
   free(tasks);
@@ -489,7 +524,7 @@ static void text_objects(const struct tw_an *a, FILE *f)
   for (size_t r = 0; rank && r < n; r++) {
     const struct an_obj *o = rank[r];
     fprintf(f, "  %zu. %-20s locks %" PRIu64 ", blocks %" PRIu64 ", max depth %d\n", r + 1,
-            nm_ep(a, o->o->endpoint, TW_OBJ_MUTEX, o->o->number, b, sizeof b), o->locks,
+            nm_ep(a, o->o->endpoint, TW_OBJ_MUTEX, o->o->number, b, sizeof b), o->lock_ops[AN_LOCKS],
             o->blocks, o->max_depth);
     thist(f, "hold", o->hold);
     thist(f, "wait", o->wait);

@@ -65,7 +65,7 @@ static const struct an_task *task_on(const struct tw_an *a, int core, uint32_t n
   const struct an_core *c = core_at(a, core);
   const struct tw_rtos_task *t = c ? tw_rtos_task(a->m, c->mc->endpoint, number) : NULL;
   const struct an_task *x = t && t->id < a->ntasks ? &a->tasks[t->id] : NULL;
-  return x && x->t && x->seen && x->core == core ? x : NULL;
+  return x && tw__an_listed(a, x, (size_t)core) ? x : NULL;
 }
 
 int tw_an_task(const struct tw_an *a, int core, uint16_t task, struct tw_an_task_stats *out)
@@ -80,12 +80,19 @@ int tw_an_task(const struct tw_an *a, int core, uint16_t task, struct tw_an_task
   out->prio = x->t->base_prio;
   out->state = (enum tw_an_state)x->state;
   if (out->state == TW_AN_BLOCKED) {
+    out->wait = p->wait;
     out->wait_kind = p->wait_kind;
     out->wait_obj = p->wait_obj;
   }
+  out->inherits = x->inh_count;
+  out->inherited_ns = x->inh_ns;
+  out->inherited_max = x->inh_count ? x->inh_max : -1;
   memcpy(out->ns, x->ns, sizeof out->ns);
-  out->cpu_ns = x->cpu_ns;
-  out->switches_in = x->switches_in;
+  const struct an_core *c = &a->cores[core];
+  const struct an_load *l = x->t->id < c->nload ? &c->load[x->t->id] : NULL;
+  out->cpu_ns = l ? l->cpu_ns : 0;
+  out->switches_in = l ? l->switches_in : 0;
+  out->home = x->core == core;
   out->latency = x->latency;
   return 0;
 }
@@ -102,10 +109,10 @@ int tw_an_obj(const struct tw_an *a, int core, enum tw_obj_kind kind, uint32_t o
   out->kind = (uint8_t)kind;
   out->obj = obj;
   memcpy(out->count, x->count, sizeof out->count);
-  out->locks = x->locks;
-  out->unlocks = x->unlocks;
-  out->inc_locks = x->inc_locks;
-  out->dec_locks = x->dec_locks;
+  out->locks = x->lock_ops[AN_LOCKS];
+  out->unlocks = x->lock_ops[AN_UNLOCKS];
+  out->inc_locks = x->lock_ops[AN_INC_LOCKS];
+  out->dec_locks = x->lock_ops[AN_DEC_LOCKS];
   out->blocks = x->blocks;
   out->releases = x->releases;
   out->contended = x->contended;

@@ -81,6 +81,7 @@ struct tw_report {
   struct { uint64_t key; uint16_t lane; } recent[64];
   const struct tw_event_desc *descs[NCODES / 16];
   uint8_t have_desc[NCODES / 16];
+  struct { uint32_t key; uint16_t code; } codes[256]; /* (id, type) -> code, recent ones */
 };
 
 static uint64_t lane_key(int core, unsigned kind, uint32_t num)
@@ -259,14 +260,23 @@ static int constant_of(const struct tw_event_desc *d, uint32_t value)
 static uint16_t code_of(struct tw_report *r, const struct tw_an_item *it)
 {
   int k;
+  uint32_t key = (uint32_t)it->id << 16 ^ (it->type & 0xFFFFu), h;
   if (it->id >= NCODES / 16)
     return 0;
+  h = (key * 0x9E3779B1u) >> 24; /* most events repeat a few (id, type): no search */
+  if (r->codes[h].key == key + 1 && it->type <= 0xFFFFu)
+    return r->codes[h].code;
   if (!r->have_desc[it->id]) {
     r->descs[it->id] = tw_event_desc_by_id(it->id);
     r->have_desc[it->id] = 1;
   }
   k = constant_of(r->descs[it->id], it->type);
-  return k < 16 ? (uint16_t)(it->id * 16 + k) : 0;
+  k = k < 16 ? it->id * 16 + k : 0;
+  if (it->type <= 0xFFFFu) {
+    r->codes[h].key = key + 1; /* 0: an empty entry */
+    r->codes[h].code = (uint16_t)k;
+  }
+  return (uint16_t)k;
 }
 
 static void add_event(struct tw_report *r, const struct tw_an_item *it)

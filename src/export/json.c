@@ -2,14 +2,20 @@
  * Chrome Trace Event Format (JSON object form): {"traceEvents": [...]}.
  * chrome://tracing, Perfetto UI and speedscope read it. The picture is
  * timeline.c's, as in the Perfetto export:
- *   tracks    "M" process_name / thread_name metadata (pid = endpoint;
+ *   tracks    "M" process_name / thread_name metadata (pid = (endpoint index + 1) << 16;
  *             tid = the track's thread id; counter tracks are per process)
  *   slices    "B" / "E" on the track's pid/tid
  *   strings   valid UTF-8 (invalid bytes U+FFFD, valid ones kept), whole;
  *             arg keys unique within an event (docs/exporters.md)
  *   instants  "i" (scope thread) with the fields as args (signed fields
  *             as negative numbers, F32 as numbers or "NaN"/"Infinity")
- *   flows     "s" at the give, "f" (binding point "e") at the ToTask
+ *   flows     "s" at the give, on the track whose slice is open there (the
+ *             interrupt's, else the core's run slice), bound to that
+ *             enclosing slice; "f" at the ToTask on the released task's
+ *             thread with the default binding, to the next slice that
+ *             begins there: the task's next run. ("bp":"e" would need a
+ *             slice open on that thread at that time, and a released task
+ *             is not running: viewers dropped those flows.)
  *   counters  "C" named after the track, args {"value": n}
  * ts is in microseconds with three decimals: the nanoseconds exactly.
  * Written as it goes; the closing bracket at the end.
@@ -88,8 +94,6 @@ static void flow(void *b, const char *ph, uint64_t ts, const struct tl_track *t,
 {
   FILE *f = begin(b, ph);
   fprintf(f, ",\"name\":\"release\",\"cat\":\"flow\",\"id\":%llu", (unsigned long long)id);
-  if (ph[0] == 'f')
-    fputs(",\"bp\":\"e\"", f);
   put_ts(f, ts);
   put_where(f, t);
   fputc('}', f);
@@ -116,8 +120,8 @@ static void put_float(FILE *f, double v)
   }
 }
 
-static void on_instant(void *b, uint64_t ts, const struct tl_track *t, const char *name,
-                       const struct tl_arg *a, unsigned na, uint64_t flow_out, uint64_t flow_in)
+static void instant(void *b, uint64_t ts, const struct tl_track *t, const char *name,
+                    const struct tl_arg *a, unsigned na)
 {
   FILE *f = begin(b, "i");
   fputs(",\"s\":\"t\",\"name\":", f);
@@ -140,8 +144,19 @@ static void on_instant(void *b, uint64_t ts, const struct tl_track *t, const cha
       fprintf(f, "%llu", (unsigned long long)a[i].num);
   }
   fputs("}}", f);
+}
+
+static void on_instant(void *b, uint64_t ts, const struct tl_track *t,
+                       const struct tw_rtos_change *ch, uint64_t flow_out,
+                       const struct tl_track *flow_from, uint64_t flow_in)
+{
+  struct tw_export *x = b;
+  struct tl_arg a[TL_MAX_ARGS];
+  unsigned na;
+  const char *name = tw__tl_describe(((struct js *)x->state)->tl, ch, a, &na);
+  instant(b, ts, t, name, a, na);
   if (flow_out)
-    flow(b, "s", ts, t, flow_out);
+    flow(b, "s", ts, flow_from, flow_out);
   if (flow_in)
     flow(b, "f", ts, t, flow_in);
 }
@@ -155,8 +170,9 @@ static void on_counter(void *b, uint64_t ts, const struct tl_track *t, int64_t v
   fprintf(f, ",\"pid\":%d,\"args\":{\"value\":%lld}}", t->pid, (long long)v);
 }
 
-static const struct tl_ops js_ops = {on_track, on_slice_begin, on_slice_end, on_instant,
-                                     on_counter};
+static const struct tl_ops js_ops = {.track = on_track, .slice_begin = on_slice_begin,
+                                     .slice_end = on_slice_end, .instant = on_instant,
+                                     .counter = on_counter, .note = instant};
 
 static int js_open(struct tw_export *x)
 {

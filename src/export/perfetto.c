@@ -1,123 +1,625 @@
 /*
- * Perfetto native trace (.perfetto-trace): the protobuf encoding written
- * here from the published field numbers of perfetto's trace protos
- * (trace.proto, trace_packet.proto, track_descriptor.proto,
- * process/thread/counter_descriptor.proto, track_event.proto,
- * debug_annotation.proto, interned_data.proto). No generated code.
+ * Perfetto native trace (.perfetto-trace), written as Perfetto draws
+ * schedulers (docs/exporters.md, "Perfetto"). The protobuf encoding is
+ * written here (pbuf.h) from the field numbers of perfetto_trace.proto;
+ * no code is generated.
  *
- * The file is a `Trace`: a run of field 1 (packet), each a TracePacket.
- * All packets are on one trusted sequence (id 1); the first clears the
- * incremental state, and event names and argument names are interned
- * (InternedData in the packet that first uses them, referenced by iid
- * afterwards). Timestamps are the decoder's nanoseconds. What is drawn is
- * timeline.c's; this file only encodes it. Memory: the intern table
- * (bounded; names beyond it are written inline) and one packet.
+ * The file is a Trace: a run of field 1, each a TracePacket, on three
+ * trusted packet sequences:
+ *   1  tracks and track events: process, thread and counter descriptors,
+ *      the events as instants on their task's thread track (or their
+ *      core's "cpuN events" track), counters, lost-event slices, flows;
+ *   2  ftrace (perfetto_sched.c): per CPU FtraceEventBundles with the
+ *      context switches and wake-ups in their compact form, interrupts
+ *      and blocked reasons;
+ *   3  thread states ftrace cannot say (perfetto_sched.c): a task that is
+ *      not running becomes blocked, suspended, deleted or unknown.
+ * Compactness, measured on the 2 GiB synthetic trace of issue 16:
+ *   - timestamps on sequences 1 and 3 are deltas on an incremental clock
+ *     in microseconds (64) or nanoseconds (65) declared by a
+ *     ClockSnapshot against BOOTTIME; a packet that would go back in time
+ *     carries its absolute BOOTTIME timestamp instead;
+ *   - every repeated string is interned: event names, categories (the
+ *     vocabulary's marker), argument names, kernel symbols (what a task
+ *     blocks on), thread names per bundle;
+ *   - an instant's name carries what identifies it ("SemEventTask Take sem
+ *     1 adc_ready": kind, constant, objects, by name) so only its other
+ *     fields are arguments, and the task is its track;
+ *   - track uuids are small (timeline.c), switches and wake-ups are packed
+ *     arrays in bundles of thousands.
+ * Strings are written as valid UTF-8: invalid bytes become U+FFFD, valid
+ * ones are kept.
+ *
+ * Memory: the interning tables (bounded; names beyond them are written
+ * inline), one bundle per CPU, a 1 MiB output buffer, the timeline.
  */
 #include <stdlib.h>
 #include <string.h>
+#include "perfetto_internal.h"
 #include "text.h"
-#include "timeline.h"
 
-/* field numbers */
-enum {
-  TRACE_PACKET = 1,
-  TP_TIMESTAMP = 8, TP_SEQ_ID = 10, TP_TRACK_EVENT = 11, TP_INTERNED = 12, TP_SEQ_FLAGS = 13,
-  TP_TRACK_DESCRIPTOR = 60,
-  TD_UUID = 1, TD_NAME = 2, TD_PROCESS = 3, TD_THREAD = 4, TD_PARENT = 5, TD_COUNTER = 8,
-  PD_PID = 1, PD_NAME = 6,
-  THD_PID = 1, THD_TID = 2, THD_NAME = 5,
-  CD_UNIT_NAME = 6,
-  TE_DEBUG = 4, TE_TYPE = 9, TE_NAME_IID = 10, TE_TRACK = 11, TE_NAME = 23,
-  TE_COUNTER_VALUE = 30, TE_FLOW_IDS = 47, TE_TERM_FLOW_IDS = 48,
-  DA_NAME_IID = 1, DA_UINT = 3, DA_INT = 4, DA_DOUBLE = 5, DA_STRING = 6, DA_NAME = 10,
-  ID_EVENT_NAMES = 2, ID_DEBUG_NAMES = 3,
-  IN_IID = 1, IN_NAME = 2,
-};
-enum { TYPE_SLICE_BEGIN = 1, TYPE_SLICE_END = 2, TYPE_INSTANT = 3, TYPE_COUNTER = 4 };
-enum { SEQ_INCREMENTAL_STATE_CLEARED = 1, SEQ_NEEDS_INCREMENTAL_STATE = 2 };
-enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2 };
+#define PF_OUT_FLUSH (1u << 20)
+#define PF_MAX_NAMES (1u << 18)
+#define PF_VOCAB_FIELDS 16u /* fields of a vocabulary kind with an argument-name slot */
 
-/* A packet holds an event with its arguments: the decoder's snapshots
- * (strings, names) are at most 64 KiB each, and an event has one string
- * and a few named objects. Anything larger fails the export, named. */
-#define PB_CAP (1u << 20)
-#define INTERN_MAX 65536u
-
-struct pb {
-  uint8_t *p;
-  size_t n;
-  int full; /* something did not fit: the packet is not written */
+/* An event name: the kind, its constant and the objects it names. The
+ * key is what the event says (its marker-field value, its object
+ * fields' values and whether its task is its track); the name also
+ * depends on the objects' names, kept to see a rename. */
+#define PF_NFOLD 3
+struct pf_nent {
+  const struct tw_event_desc *d;
+  uint32_t v[PF_NFOLD + 1];
+  uint16_t ep;
+  uint8_t on_task;
+  uint16_t fold;               /* bit i: field i is in the name */
+  const char *src[PF_NFOLD];   /* the model's object names it was made from */
+  uint64_t iid;                /* 0: free slot */
 };
 
-struct intern {
-  char *s;
+/* An argument name: a field of a kind. */
+struct pf_dent {
+  const struct tw_event_desc *d;
+  uint32_t field;
+  char *name;    /* a custom kind's (redeclaring the kind may rename it) */
   uint64_t iid;
 };
 
-struct pf {
-  struct tw__wfile w;
-  uint8_t out[1 << 16]; /* packets are small: batch them into big writes */
-  size_t nout;
-  struct { const char *ptr, *str; uint64_t iid; } hot[2][512]; /* by the caller's pointer */
-  struct timeline *tl;
-  int first;
-  struct intern *names[2]; /* event names, debug-annotation names */
-  size_t ncap[2], nnames[2];
-  uint64_t next_iid[2];
-  uint8_t *pkt, *te, *interned, *tmp, *tmp2; /* PB_CAP each */
-};
-
-/* ---- encoding -------------------------------------------------------------- */
-
-static void pb_varint(struct pb *b, uint64_t v)
+int tw__pf_oom(struct pf *pf)
 {
-  while (v >= 0x80) {
-    b->p[b->n++] = (uint8_t)(v | 0x80);
-    v >>= 7;
+  return tw__export_fail(pf->x, TW_ENOMEM, "out of memory");
+}
+
+/* ---- output ------------------------------------------------------------------ */
+
+static void flush_out(struct pf *pf)
+{
+  if (pf->out.n && pf->w.f && !pf->x->err &&
+      fwrite(pf->out.p, 1, pf->out.n, pf->w.f) != pf->out.n)
+    tw__export_fail(pf->x, TW_EIO, "%s: write failed", pf->w.path);
+  pf->out.n = 0;
+}
+
+uint8_t *tw__pf_room(struct pf *pf, size_t need)
+{
+  if (pf->out.n >= PF_OUT_FLUSH)
+    flush_out(pf);
+  if (pb_room(&pf->out, need) < 0) {
+    tw__pf_oom(pf);
+    return NULL;
   }
-  b->p[b->n++] = (uint8_t)v;
+  return pf->out.p;
 }
 
-static void pb_tag(struct pb *b, unsigned field, unsigned wt) { pb_varint(b, (uint64_t)field << 3 | wt); }
-
-static void pb_uint(struct pb *b, unsigned field, uint64_t v)
+void tw__pf_packet(struct pf *pf, const struct pbuf *b)
 {
-  pb_tag(b, field, WT_VARINT);
-  pb_varint(b, v);
-}
-
-static void pb_bytes(struct pb *b, unsigned field, const void *s, size_t n)
-{
-  if (b->full || b->n + n + 16 > PB_CAP) {
-    b->full = 1;
+  if (b->err) {
+    tw__pf_oom(pf);
     return;
   }
-  pb_tag(b, field, WT_LEN);
-  pb_varint(b, n);
-  memcpy(b->p + b->n, s, n);
-  b->n += n;
+  if (!tw__pf_room(pf, b->n + 16))
+    return;
+  pb_bytes(&pf->out, TRACE_PACKET, b->p, b->n);
 }
 
-/* A string field: valid UTF-8 whatever the target sent (text.h). */
-static void pb_text(struct pb *b, unsigned field, const char *s, size_t n)
+/* Deltas on the sequence's microsecond clock when ts is a whole
+ * microsecond, else on its nanosecond clock; a step back (another core's
+ * event written later, a sample for a past window) is absolute. */
+void tw__pf_timestamp(struct pf *pf, struct pbuf *b, int seq, uint64_t ts)
+{
+  uint64_t us = ts / 1000;
+  if (ts % 1000 == 0 && us >= pf->last_us[seq]) {
+    pb_uint(b, TP_TIMESTAMP, us - pf->last_us[seq]);
+    pf->last_us[seq] = us;
+  } else if (ts >= pf->last_ns[seq]) {
+    pb_uint(b, TP_TIMESTAMP, ts - pf->last_ns[seq]);
+    pb_uint(b, TP_CLOCK_ID, CLOCK_NS);
+    pf->last_ns[seq] = ts;
+  } else {
+    pb_uint(b, TP_TIMESTAMP, ts);
+    pb_uint(b, TP_CLOCK_ID, CLOCK_BOOTTIME);
+  }
+}
+
+/* The first packet of a timestamped sequence: clears its incremental
+ * state, makes the microsecond clock the default and declares both
+ * incremental clocks, at 0 with BOOTTIME at 0. */
+static void seq_start(struct pf *pf, int seq)
+{
+  struct pbuf *b = &pf->tmp;
+  size_t cs, ck, d;
+  b->n = 0;
+  if (pb_room(b, 128) < 0) {
+    tw__pf_oom(pf);
+    return;
+  }
+  pb_uint(b, TP_SEQ_ID, (uint64_t)seq);
+  pb_uint(b, TP_SEQ_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
+  d = pb_open(b, TP_DEFAULTS);
+  pb_uint(b, TPD_CLOCK_ID, CLOCK_US);
+  pb_close(b, d);
+  cs = pb_open(b, TP_CLOCK_SNAPSHOT);
+  ck = pb_open(b, CS_CLOCKS);
+  pb_uint(b, CK_ID, CLOCK_BOOTTIME);
+  pb_uint(b, CK_TIMESTAMP, 0);
+  pb_close(b, ck);
+  ck = pb_open(b, CS_CLOCKS);
+  pb_uint(b, CK_ID, CLOCK_US);
+  pb_uint(b, CK_TIMESTAMP, 0);
+  pb_uint(b, CK_INCREMENTAL, 1);
+  pb_uint(b, CK_UNIT_NS, 1000);
+  pb_close(b, ck);
+  ck = pb_open(b, CS_CLOCKS);
+  pb_uint(b, CK_ID, CLOCK_NS);
+  pb_uint(b, CK_TIMESTAMP, 0);
+  pb_uint(b, CK_INCREMENTAL, 1);
+  pb_close(b, ck);
+  pb_close(b, cs);
+  tw__pf_packet(pf, b);
+}
+
+/* ---- strings ------------------------------------------------------------------ */
+
+static char *scratch(struct pf *pf, size_t n)
+{
+  if (n > pf->scratch_cap) {
+    size_t cap = pf->scratch_cap ? pf->scratch_cap : 256;
+    char *s;
+    while (cap < n)
+      cap *= 2;
+    if (!(s = realloc(pf->scratch, cap))) {
+      tw__pf_oom(pf);
+      return NULL;
+    }
+    pf->scratch = s;
+    pf->scratch_cap = cap;
+  }
+  return pf->scratch;
+}
+
+/* Valid UTF-8 as every format writes it (text.h: each maximal ill-formed
+ * subpart one U+FFFD), in pf's scratch; s itself when it already is. */
+const char *tw__pf_utf8(struct pf *pf, const char *s, size_t n, size_t *out_len)
 {
   size_t len = tw__utf8_fix_len(s, n);
-  if (len == n || b->full || b->n + len + 16 > PB_CAP) {
-    pb_bytes(b, field, s, n);
-    return;
+  char *d;
+  if (len == n) {
+    *out_len = n;
+    return s;
   }
-  pb_tag(b, field, WT_LEN);
-  pb_varint(b, len);
-  b->n += tw__utf8_fix_to((char *)b->p + b->n, s, n);
+  if (!(d = scratch(pf, len + 1))) {
+    *out_len = 0;
+    return "";
+  }
+  *out_len = tw__utf8_fix_to(d, s, n);
+  return d;
 }
 
-static void pb_str(struct pb *b, unsigned field, const char *s) { pb_text(b, field, s, strlen(s)); }
-
-static void pb_fixed64(struct pb *b, unsigned field, uint64_t v)
+static void put_str(struct pf *pf, struct pbuf *b, unsigned field, const char *s, size_t n)
 {
-  pb_tag(b, field, WT_I64);
-  for (int i = 0; i < 8; i++)
-    b->p[b->n++] = (uint8_t)(v >> (8 * i));
+  size_t len;
+  const char *v = tw__pf_utf8(pf, s, n, &len);
+  if (pb_room(b, len + 16) < 0)
+    return;
+  pb_bytes(b, field, v, len);
+}
+
+/* ---- interning ------------------------------------------------------------------ */
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+  h ^= v * 0x9E3779B97F4A7C15ull;
+  return (h ^ h >> 31) * 0xFF51AFD7ED558CCDull;
+}
+
+/* An InternedData entry (iid, string) under field k, into this packet's. */
+static void intern_entry(struct pf *pf, unsigned k, uint64_t iid, const char *s, size_t n)
+{
+  size_t at, len;
+  const char *v = tw__pf_utf8(pf, s, n, &len);
+  if (pb_room(&pf->in, len + 32) < 0) {
+    tw__pf_oom(pf);
+    return;
+  }
+  at = pb_open(&pf->in, k);
+  pb_uint(&pf->in, IN_IID, iid);
+  pb_bytes(&pf->in, IN_NAME, v, len);
+  pb_close(&pf->in, at);
+}
+
+static int grow_table(struct pf *pf, void *tabp, size_t *cap, size_t n, size_t elem,
+                      uint64_t (*hash)(const void *), uint64_t (*iid_of)(const void *))
+{
+  char **tab = tabp, *t;
+  size_t nc = *cap ? *cap * 2 : 256;
+  if (2 * (n + 1) <= *cap)
+    return 0;
+  if (!(t = calloc(nc, elem)))
+    return tw__pf_oom(pf);
+  for (size_t i = 0; i < *cap; i++) {
+    const char *e = *tab + i * elem;
+    if (iid_of(e)) {
+      size_t j = (size_t)hash(e) & (nc - 1);
+      while (iid_of(t + j * elem))
+        j = (j + 1) & (nc - 1);
+      memcpy(t + j * elem, e, elem);
+    }
+  }
+  free(*tab);
+  *tab = t;
+  *cap = nc;
+  return 0;
+}
+
+static uint64_t nkey_hash(const void *p)
+{
+  const struct pf_nent *e = p;
+  uint64_t h = (uint64_t)(uintptr_t)e->d * 0x9E3779B97F4A7C15ull ^
+               ((uint64_t)e->v[0] << 32 | (uint64_t)e->on_task << 16 | e->ep) *
+                   0xC2B2AE3D27D4EB4Full ^
+               ((uint64_t)e->v[1] << 32 | e->v[2]) * 0x165667B19E3779F9ull ^
+               (uint64_t)e->v[3] * 0xFF51AFD7ED558CCDull;
+  h = (h ^ h >> 32) * 0xD6E8FEB86659FD93ull;
+  return h ^ h >> 32;
+}
+
+static uint64_t nent_iid(const void *p) { return ((const struct pf_nent *)p)->iid; }
+
+static uint64_t dkey_hash(const void *p)
+{
+  const struct pf_dent *e = p;
+  return mix((uint64_t)(uintptr_t)e->d, e->field);
+}
+
+static uint64_t dent_iid(const void *p) { return ((const struct pf_dent *)p)->iid; }
+
+/* Name text is built in its own buffer: sanitising uses the scratch. */
+static char *name_buf(struct pf *pf, size_t n)
+{
+  if (n > pf->nbuf_cap) {
+    size_t cap = pf->nbuf_cap ? pf->nbuf_cap : 256;
+    char *s;
+    while (cap < n)
+      cap *= 2;
+    if (!(s = realloc(pf->nbuf, cap))) {
+      tw__pf_oom(pf);
+      return NULL;
+    }
+    pf->nbuf = s;
+    pf->nbuf_cap = cap;
+  }
+  return pf->nbuf;
+}
+
+/* The text of an event's name (see the top of the file). */
+static const char *name_text(struct pf *pf, const struct tw_rtos_change *ch, const char *k,
+                             const struct pf_nent *key, size_t *len)
+{
+  const struct tw_event_desc *d = ch->ev->desc;
+  const char *seed = d->seed_name ? d->seed_name : d->name;
+  size_t cap = strlen(seed) + (k ? strlen(k) + 1 : 0) + 1, n;
+  unsigned j;
+  char *s;
+  for (j = 0; j < PF_NFOLD; j++)
+    cap += 32 + (key->src[j] ? strlen(key->src[j]) + 1 : 0);
+  if (!(s = name_buf(pf, cap)))
+    return NULL;
+  n = (size_t)snprintf(s, cap, "%s%s%s", seed, k ? " " : "", k ? k : "");
+  j = 0;
+  for (unsigned i = 0; i < d->nfields && i < 16; i++) {
+    const struct tw_field_desc *f = &d->fields[i];
+    if (!(key->fold >> i & 1) || (int)i == d->marker_field)
+      continue;
+    if (f->obj == TW_OBJ_OBJKIND)
+      n += (size_t)snprintf(s + n, cap - n, " %s",
+                            tw_obj_kind_name((enum tw_obj_kind)key->v[1 + j]));
+    else
+      n += (size_t)snprintf(s + n, cap - n, " %s %u%s%s", tw_obj_kind_name(f->obj), key->v[1 + j],
+                            key->src[j] ? " " : "", key->src[j] ? key->src[j] : "");
+    j++;
+  }
+  *len = n;
+  return s;
+}
+
+/* The key of the event's name: fold holds the object fields that go
+ * into it (the marker field's bit is added once its constant is known). */
+static void name_key(struct pf *pf, const struct tw_rtos_change *ch, int on_task,
+                     struct pf_nent *key)
+{
+  const struct tw_event *ev = ch->ev;
+  const struct tw_event_desc *d = ev->desc;
+  const struct tw_meaning *mn = ch->meaning;
+  unsigned j = 0, fold = 0;
+  key->d = d;
+  key->ep = ev->endpoint;
+  key->on_task = (uint8_t)on_task;
+  key->v[0] = d->marker_field >= 0 && (unsigned)d->marker_field < ev->nvalues
+                  ? ev->values[d->marker_field] : 0;
+  key->v[1] = key->v[2] = key->v[3] = 0;
+  key->src[0] = key->src[1] = key->src[2] = NULL;
+  for (unsigned i = 0; i < d->nfields && i < 16 && j < PF_NFOLD; i++) {
+    const struct tw_field_desc *f = &d->fields[i];
+    uint32_t v;
+    if (f->obj == TW_OBJ_NONE || (int)i == d->marker_field ||
+        (on_task && mn && (int)i == mn->task_field))
+      continue;
+    v = i < ev->nvalues ? ev->values[i] : 0;
+    fold |= 1u << i;
+    key->v[1 + j] = v;
+    if (f->obj == TW_OBJ_OBJKIND)
+      key->src[j] = NULL;
+    else if (ch->obj && mn && (int)i == mn->obj_field)
+      key->src[j] = ch->obj->name;
+    else
+      key->src[j] = tw_rtos_name(pf->m, ev->endpoint, f->obj, v);
+    j++;
+  }
+  key->fold = (uint16_t)fold;
+}
+
+/* The constant the marker field names, and its bit in fold; NULL when
+ * the value is no constant (then it is an argument). */
+static const char *name_constant(const struct tw_rtos_change *ch, struct pf_nent *key)
+{
+  const struct tw_event_desc *d = ch->ev->desc;
+  const char *k;
+  if (d->marker_field < 0 || d->marker_field >= 16 ||
+      (unsigned)d->marker_field >= ch->ev->nvalues ||
+      !(k = tw_event_enum_name(d, key->v[0])))
+    return NULL;
+  key->fold |= (uint16_t)(1u << d->marker_field);
+  return k;
+}
+
+/* The iid of the event's name (0: the table is full; written inline),
+ * and which fields it holds (*fold). */
+static uint64_t event_name(struct pf *pf, const struct tw_rtos_change *ch, int on_task,
+                           unsigned *fold)
+{
+  struct pf_nent key, *e;
+  const char *k, *s;
+  size_t i, len;
+  name_key(pf, ch, on_task, &key);
+  if (pf->nnames * 2 + 2 > pf->capnames &&
+      grow_table(pf, &pf->names, &pf->capnames, pf->nnames, sizeof *pf->names, nkey_hash,
+                 nent_iid) < 0)
+    return *fold = key.fold, 0;
+  for (i = (size_t)nkey_hash(&key) & (pf->capnames - 1); (e = &pf->names[i])->iid;
+       i = (i + 1) & (pf->capnames - 1))
+    if (e->d == key.d && e->ep == key.ep && e->on_task == key.on_task &&
+        e->v[0] == key.v[0] && e->v[1] == key.v[1] && e->v[2] == key.v[2] &&
+        e->v[3] == key.v[3]) {
+      if (e->src[0] == key.src[0] && e->src[1] == key.src[1] && e->src[2] == key.src[2]) {
+        *fold = e->fold;
+        return e->iid;
+      }
+      break; /* an object was renamed: a new name */
+    }
+  k = name_constant(ch, &key);
+  *fold = key.fold;
+  if (!e->iid && pf->nnames >= PF_MAX_NAMES)
+    return 0;
+  if (!(s = name_text(pf, ch, k, &key, &len)))
+    return 0;
+  if (!e->iid)
+    pf->nnames++;
+  key.iid = ++pf->next_iid[ID_EVENT_NAMES];
+  *e = key;
+  intern_entry(pf, ID_EVENT_NAMES, e->iid, s, len);
+  return e->iid;
+}
+
+/* The name of an argument the exporter adds itself ("time"). */
+static uint64_t own_arg_name(struct pf *pf, uint64_t *iid, const char *name)
+{
+  if (!*iid) {
+    *iid = ++pf->next_iid[ID_DEBUG_NAMES];
+    intern_entry(pf, ID_DEBUG_NAMES, *iid, name, strlen(name));
+  }
+  return *iid;
+}
+
+/* An argument's name: the vocabulary's field name, or a custom kind's
+ * made valid and unique (the timeline's, as JSON writes them). */
+static uint64_t arg_name(struct pf *pf, const struct tw_event_desc *d, unsigned field,
+                         const char *const *custom)
+{
+  struct pf_dent key = {d, field, NULL, 0}, *e;
+  const char *name = custom ? custom[field] : d->fields[field].name;
+  size_t i, vi = (size_t)(d - tw_event_descs);
+  /* the vocabulary's kinds: straight from a table by descriptor and field */
+  if (!custom && d >= tw_event_descs && vi < tw_event_ndescs && field < PF_VOCAB_FIELDS) {
+    uint64_t *slot;
+    if (!pf->vocab_args && !(pf->vocab_args = calloc(tw_event_ndescs * PF_VOCAB_FIELDS,
+                                                      sizeof *pf->vocab_args))) {
+      tw__pf_oom(pf);
+      return 0;
+    }
+    slot = &pf->vocab_args[vi * PF_VOCAB_FIELDS + field];
+    return *slot ? *slot : own_arg_name(pf, slot, name);
+  }
+  if (pf->ndnames * 2 + 2 > pf->capdnames &&
+      grow_table(pf, &pf->dnames, &pf->capdnames, pf->ndnames, sizeof *pf->dnames, dkey_hash,
+                 dent_iid) < 0)
+    return 0;
+  for (i = (size_t)dkey_hash(&key) & (pf->capdnames - 1); (e = &pf->dnames[i])->iid;
+       i = (i + 1) & (pf->capdnames - 1))
+    if (e->d == d && e->field == field) {
+      if (!custom || !strcmp(e->name, name))
+        return e->iid;
+      break; /* the kind was declared again with other names */
+    }
+  if (!e->iid)
+    pf->ndnames++;
+  free(e->name);
+  if (custom && !(key.name = strdup(name))) {
+    tw__pf_oom(pf);
+    return 0;
+  }
+  key.iid = ++pf->next_iid[ID_DEBUG_NAMES];
+  *e = key;
+  intern_entry(pf, ID_DEBUG_NAMES, e->iid, name, strlen(name));
+  return e->iid;
+}
+
+static uint64_t category(struct pf *pf, enum tw_marker mk)
+{
+  if (!pf->cat_iid[mk]) {
+    const char *s = tw_marker_name(mk);
+    pf->cat_iid[mk] = ++pf->next_iid[ID_CATEGORIES];
+    intern_entry(pf, ID_CATEGORIES, pf->cat_iid[mk], s, strlen(s));
+  }
+  return pf->cat_iid[mk];
+}
+
+/* ---- track events ----------------------------------------------------------------- */
+
+/* A track event is written straight into the output: the packet, its
+ * timestamp and sequence, the event's type and track; the caller adds
+ * its fields to pf->out, te_end closes it and appends the interned data
+ * the event introduced (a packet's fields come in any order; readers take
+ * its interned data before its payload). */
+static struct pbuf *te_begin(struct pf *pf, unsigned type, uint64_t track, uint64_t ts)
+{
+  struct pbuf *o;
+  if (!tw__pf_room(pf, 256))
+    return NULL;
+  o = &pf->out;
+  pf->pkt_at = pb_open(o, TRACE_PACKET);
+  tw__pf_timestamp(pf, o, PF_SEQ_TRACK, ts);
+  pb_uint(o, TP_SEQ_ID, PF_SEQ_TRACK);
+  pb_uint(o, TP_SEQ_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
+  pf->te_at = pb_open(o, TP_TRACK_EVENT);
+  pb_uint(o, TE_TYPE, type);
+  pb_uint(o, TE_TRACK, track);
+  return o;
+}
+
+static void te_end(struct pf *pf)
+{
+  struct pbuf *o = &pf->out;
+  if (pf->in.err || pb_room(o, pf->in.n + 32) < 0) {
+    tw__pf_oom(pf);
+    return;
+  }
+  pb_close(o, pf->te_at);
+  if (pf->in.n) {
+    pb_bytes(o, TP_INTERNED, pf->in.p, pf->in.n);
+    pf->in.n = 0;
+  }
+  pb_close(o, pf->pkt_at);
+}
+
+/* A packet with no timestamp on the track sequence (descriptors). */
+static void plain_packet(struct pf *pf, unsigned field, const struct pbuf *body)
+{
+  struct pbuf *o;
+  size_t at;
+  if (body->err) {
+    tw__pf_oom(pf);
+    return;
+  }
+  if (!tw__pf_room(pf, body->n + 32))
+    return;
+  o = &pf->out;
+  at = pb_open(o, TRACE_PACKET);
+  pb_uint(o, TP_SEQ_ID, PF_SEQ_TRACK);
+  pb_uint(o, TP_SEQ_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
+  pb_bytes(o, field, body->p, body->n);
+  pb_close(o, at);
+}
+
+/* Processes and threads also go into a ProcessTree: the tid -> pid link
+ * the ftrace data needs does not wait for a thread's first track event. */
+static void process_tree(struct pf *pf, const struct tl_track *t)
+{
+  struct pbuf *b = &pf->tmp;
+  size_t e;
+  b->n = 0;
+  if (pb_room(b, 64) < 0)
+    return;
+  if (t->kind == TL_PROCESS) {
+    e = pb_open(b, PT_PROCESSES);
+    pb_uint(b, PTP_PID, (uint32_t)t->pid);
+    put_str(pf, b, PTP_CMDLINE, t->name, strlen(t->name));
+  } else {
+    e = pb_open(b, PT_THREADS);
+    pb_uint(b, PTT_TID, (uint32_t)t->tid);
+    pb_uint(b, PTT_TGID, (uint32_t)t->pid);
+    put_str(pf, b, PTT_NAME, t->name, strlen(t->name));
+  }
+  if (pb_room(b, 16) < 0)
+    return;
+  pb_close(b, e);
+  plain_packet(pf, TP_PROCESS_TREE, b);
+}
+
+static void on_track(void *bk, const struct tl_track *t)
+{
+  struct pf *pf = bk;
+  struct pbuf *d = &pf->te;
+  size_t sub;
+  d->n = 0;
+  if (pb_room(d, 64) < 0)
+    return;
+  pb_uint(d, TD_UUID, t->uuid);
+  if (t->parent)
+    pb_uint(d, TD_PARENT, t->parent);
+  if (t->kind == TL_PROCESS) {
+    sub = pb_open(d, TD_PROCESS);
+    pb_uint(d, PD_PID, (uint32_t)t->pid);
+    put_str(pf, d, PD_NAME, t->name, strlen(t->name));
+  } else if (t->counter) {
+    put_str(pf, d, TD_NAME, t->name, strlen(t->name));
+    if (pb_room(d, 32) < 0)
+      return;
+    sub = pb_open(d, TD_COUNTER);
+    if (t->kind == TL_LOAD)
+      pb_bytes(d, CD_UNIT_NAME, "%", 1);
+  } else if (t->tid) {
+    sub = pb_open(d, TD_THREAD);
+    pb_uint(d, THD_PID, (uint32_t)t->pid);
+    pb_uint(d, THD_TID, (uint32_t)t->tid);
+    put_str(pf, d, THD_NAME, t->name, strlen(t->name));
+  } else {
+    put_str(pf, d, TD_NAME, t->name, strlen(t->name));
+    plain_packet(pf, TP_TRACK_DESCRIPTOR, d);
+    return;
+  }
+  if (pb_room(d, 16) < 0)
+    return;
+  pb_close(d, sub);
+  plain_packet(pf, TP_TRACK_DESCRIPTOR, d);
+  if (t->kind == TL_PROCESS || t->tid)
+    process_tree(pf, t);
+}
+
+static void on_slice_begin(void *bk, uint64_t ts, const struct tl_track *t, const char *name)
+{
+  struct pf *pf = bk;
+  struct pbuf *o = te_begin(pf, TYPE_SLICE_BEGIN, t->uuid, ts);
+  if (!o)
+    return;
+  put_str(pf, o, TE_NAME, name, strlen(name)); /* lost-event counts: seldom repeated */
+  te_end(pf);
+}
+
+static void on_slice_end(void *bk, uint64_t ts, const struct tl_track *t)
+{
+  struct pf *pf = bk;
+  if (te_begin(pf, TYPE_SLICE_END, t->uuid, ts))
+    te_end(pf);
+}
+
+static void on_counter(void *bk, uint64_t ts, const struct tl_track *t, int64_t v)
+{
+  struct pf *pf = bk;
+  struct pbuf *o = te_begin(pf, TYPE_COUNTER, t->uuid, ts);
+  if (!o)
+    return;
+  pb_int(o, TE_COUNTER_VALUE, v);
+  te_end(pf);
 }
 
 static uint64_t double_bits(double v)
@@ -127,232 +629,119 @@ static uint64_t double_bits(double v)
   return u;
 }
 
-/* ---- interning ---------------------------------------------------------------- */
-
-static size_t hash_str(const char *s)
+/* The fields the name does not hold, as debug annotations. */
+static void arguments(struct pf *pf, const struct tw_rtos_change *ch, unsigned fold, int on_task)
 {
-  size_t h = 1469598103934665603ull;
-  for (; *s; s++)
-    h = (h ^ (uint8_t)*s) * 1099511628211ull;
-  return h;
+  const struct tw_event *ev = ch->ev;
+  const struct tw_event_desc *d = ev->desc;
+  const char *const *custom = tw__tl_field_names(pf->tl, d);
+  struct pbuf *b = &pf->out;
+  size_t at;
+  if (d->module == TW_MOD_CUSTOM && !custom)
+    return; /* out of memory, reported */
+  for (unsigned i = 0; i < d->nfields; i++) {
+    const struct tw_field_desc *f = &d->fields[i];
+    uint32_t v = i < ev->nvalues ? ev->values[i] : 0;
+    if ((i < 16 && (fold >> i & 1)) ||
+        (on_task && ch->meaning && (int)i == ch->meaning->task_field))
+      continue;
+    if (pb_room(b, 48) < 0)
+      return;
+    at = pb_open(b, TE_DEBUG);
+    pb_uint(b, DA_NAME_IID, arg_name(pf, d, i, custom));
+    if (f->type == TW_FT_STRING) /* whole, NUL bytes and all */
+      put_str(pf, b, DA_STRING, ev->str ? ev->str : "", ev->str ? ev->str_len : 0);
+    else if (tw_field_type_signed(f->type))
+      pb_int(b, DA_INT, tw_field_i32(f, v));
+    else if (f->type == TW_FT_F32)
+      pb_fixed64(b, DA_DOUBLE, double_bits(tw_f32_from_bits(v)));
+    else
+      pb_uint(b, DA_UINT, v);
+    if (pb_room(b, 16) < 0)
+      return;
+    pb_close(b, at);
+  }
+  if (ev->flags & TW_EVENT_TIME_INFERRED) { /* docs/exporters.md */
+    if (pb_room(b, 48) < 0)
+      return;
+    at = pb_open(b, TE_DEBUG);
+    pb_uint(b, DA_NAME_IID, own_arg_name(pf, &pf->time_iid, "time"));
+    pb_bytes(b, DA_STRING, "inferred", 8);
+    pb_close(b, at);
+  }
 }
 
-/* iid of s in table k; 0 when the table is full (write s inline). Adds
- * the InternedData entry to `in` the first time. */
-static uint64_t intern_slow(struct tw_export *x, struct pf *pf, int k, const char *s,
-                           struct pb *in, const char **str);
-
-/* Names mostly come from the vocabulary or timeline's caches: a pointer
- * seen before (and still holding the same string) skips the hash. */
-static uint64_t intern(struct tw_export *x, struct pf *pf, int k, const char *s, struct pb *in)
+/* An instant of the timeline's own ("time inferred"): rare, so its
+ * strings are written inline. */
+static void on_note(void *bk, uint64_t ts, const struct tl_track *t, const char *name,
+                    const struct tl_arg *a, unsigned na)
 {
-  size_t h = ((uintptr_t)s >> 3) & 511;
-  uint64_t iid;
-  const char *str = NULL;
-  if (pf->hot[k][h].ptr == s && !strcmp(pf->hot[k][h].str, s))
-    return pf->hot[k][h].iid;
-  iid = intern_slow(x, pf, k, s, in, &str);
-  if (iid) {
-    pf->hot[k][h].ptr = s;
-    pf->hot[k][h].str = str;
-    pf->hot[k][h].iid = iid;
-  }
-  return iid;
-}
-
-static uint64_t intern_slow(struct tw_export *x, struct pf *pf, int k, const char *s,
-                           struct pb *in, const char **str)
-{
-  size_t i;
-  if (pf->nnames[k] * 2 >= pf->ncap[k]) {
-    size_t cap = pf->ncap[k] ? 2 * pf->ncap[k] : 256;
-    struct intern *t;
-    if (pf->nnames[k] >= INTERN_MAX || !(t = calloc(cap, sizeof *t)))
-      goto lookup_only;
-    for (size_t j = 0; j < pf->ncap[k]; j++)
-      if (pf->names[k][j].s) {
-        size_t h = hash_str(pf->names[k][j].s) & (cap - 1);
-        while (t[h].s)
-          h = (h + 1) & (cap - 1);
-        t[h] = pf->names[k][j];
-      }
-    free(pf->names[k]);
-    pf->names[k] = t;
-    pf->ncap[k] = cap;
-  }
-lookup_only:
-  if (!pf->ncap[k])
-    return 0;
-  for (i = hash_str(s) & (pf->ncap[k] - 1); pf->names[k][i].s; i = (i + 1) & (pf->ncap[k] - 1))
-    if (!strcmp(pf->names[k][i].s, s)) {
-      *str = pf->names[k][i].s; /* strdup'd: stays put when the table grows */
-      return pf->names[k][i].iid;
-    }
-  if (pf->nnames[k] * 2 >= pf->ncap[k] || !(pf->names[k][i].s = strdup(s))) {
-    if (pf->nnames[k] * 2 < pf->ncap[k])
-      tw__export_fail(x, TW_ENOMEM, "out of memory");
-    return 0;
-  }
-  pf->names[k][i].iid = ++pf->next_iid[k];
-  pf->nnames[k]++;
-  *str = pf->names[k][i].s;
-  {
-    struct pb e = {pf->tmp2, 0};
-    pb_uint(&e, IN_IID, pf->names[k][i].iid);
-    pb_str(&e, IN_NAME, s);
-    in->full |= e.full;
-    pb_bytes(in, k ? ID_DEBUG_NAMES : ID_EVENT_NAMES, e.p, e.n);
-  }
-  return pf->names[k][i].iid;
-}
-
-/* ---- packets -------------------------------------------------------------------- */
-
-static void flush_out(struct tw_export *x, struct pf *pf)
-{
-  if (pf->nout && fwrite(pf->out, 1, pf->nout, pf->w.f) != pf->nout)
-    tw__export_fail(x, TW_EIO, "%s: write failed", pf->w.path);
-  pf->nout = 0;
-}
-
-static void emit(struct tw_export *x, struct pf *pf, uint64_t ts, int have_ts, unsigned field,
-                 const struct pb *body, const struct pb *interned)
-{
-  struct pb p = {pf->pkt, 0};
-  uint8_t hdr[16];
-  struct pb h = {hdr, 0};
-  if (body->full || (interned && interned->full)) {
-    tw__export_fail(x, TW_ENOSPC, "%s: an event does not fit a %u-byte packet", pf->w.path,
-                    PB_CAP);
+  struct pf *pf = bk;
+  struct pbuf *o = te_begin(pf, TYPE_INSTANT, t->uuid, ts);
+  if (!o)
     return;
-  }
-  if (have_ts)
-    pb_uint(&p, TP_TIMESTAMP, ts);
-  pb_uint(&p, TP_SEQ_ID, 1);
-  pb_uint(&p, TP_SEQ_FLAGS, pf->first ? SEQ_INCREMENTAL_STATE_CLEARED
-                                      : SEQ_NEEDS_INCREMENTAL_STATE);
-  pf->first = 0;
-  if (interned && interned->n)
-    pb_bytes(&p, TP_INTERNED, interned->p, interned->n);
-  pb_bytes(&p, field, body->p, body->n);
-  if (p.full) {
-    tw__export_fail(x, TW_ENOSPC, "%s: an event does not fit a %u-byte packet", pf->w.path,
-                    PB_CAP);
-    return;
-  }
-  pb_tag(&h, TRACE_PACKET, WT_LEN);
-  pb_varint(&h, p.n);
-  if (pf->nout + h.n + p.n > sizeof pf->out)
-    flush_out(x, pf);
-  memcpy(pf->out + pf->nout, hdr, h.n);
-  memcpy(pf->out + pf->nout + h.n, p.p, p.n);
-  pf->nout += h.n + p.n;
-}
-
-static void on_track(void *b, const struct tl_track *t)
-{
-  struct tw_export *x = b;
-  struct pf *pf = x->state;
-  struct pb d = {pf->te, 0}, sub = {pf->tmp, 0};
-  pb_uint(&d, TD_UUID, t->uuid);
-  if (t->parent)
-    pb_uint(&d, TD_PARENT, t->parent);
-  if (t->kind == TL_PROCESS) {
-    pb_uint(&sub, PD_PID, (uint32_t)t->pid);
-    pb_str(&sub, PD_NAME, t->name);
-    pb_bytes(&d, TD_PROCESS, sub.p, sub.n);
-  } else if (!t->counter) {
-    pb_uint(&sub, THD_PID, (uint32_t)t->pid);
-    pb_uint(&sub, THD_TID, (uint32_t)t->tid);
-    pb_str(&sub, THD_NAME, t->name);
-    pb_bytes(&d, TD_THREAD, sub.p, sub.n);
-  } else {
-    pb_str(&d, TD_NAME, t->name);
-    if (t->kind == TL_LOAD)
-      pb_str(&sub, CD_UNIT_NAME, "%");
-    pb_bytes(&d, TD_COUNTER, sub.p, sub.n);
-  }
-  emit(x, pf, 0, 0, TP_TRACK_DESCRIPTOR, &d, NULL);
-}
-
-static void event_name(struct tw_export *x, struct pf *pf, struct pb *te, struct pb *in,
-                       const char *name)
-{
-  uint64_t iid = intern(x, pf, 0, name, in);
-  if (iid)
-    pb_uint(te, TE_NAME_IID, iid);
-  else
-    pb_str(te, TE_NAME, name);
-}
-
-static void on_slice_begin(void *b, uint64_t ts, const struct tl_track *t, const char *name)
-{
-  struct tw_export *x = b;
-  struct pf *pf = x->state;
-  struct pb te = {pf->te, 0}, in = {pf->interned, 0};
-  pb_uint(&te, TE_TYPE, TYPE_SLICE_BEGIN);
-  pb_uint(&te, TE_TRACK, t->uuid);
-  event_name(x, pf, &te, &in, name);
-  emit(x, pf, ts, 1, TP_TRACK_EVENT, &te, &in);
-}
-
-static void on_slice_end(void *b, uint64_t ts, const struct tl_track *t)
-{
-  struct tw_export *x = b;
-  struct pf *pf = x->state;
-  struct pb te = {pf->te, 0};
-  pb_uint(&te, TE_TYPE, TYPE_SLICE_END);
-  pb_uint(&te, TE_TRACK, t->uuid);
-  emit(x, pf, ts, 1, TP_TRACK_EVENT, &te, NULL);
-}
-
-static void on_instant(void *b, uint64_t ts, const struct tl_track *t, const char *name,
-                       const struct tl_arg *a, unsigned na, uint64_t flow_out, uint64_t flow_in)
-{
-  struct tw_export *x = b;
-  struct pf *pf = x->state;
-  struct pb te = {pf->te, 0}, in = {pf->interned, 0};
-  pb_uint(&te, TE_TYPE, TYPE_INSTANT);
-  pb_uint(&te, TE_TRACK, t->uuid);
-  event_name(x, pf, &te, &in, name);
+  put_str(pf, o, TE_NAME, name, strlen(name));
   for (unsigned i = 0; i < na; i++) {
-    struct pb da = {pf->tmp, 0};
-    uint64_t iid = intern(x, pf, 1, a[i].name, &in);
-    if (iid)
-      pb_uint(&da, DA_NAME_IID, iid);
-    else
-      pb_str(&da, DA_NAME, a[i].name);
+    size_t at;
+    if (pb_room(o, 32) < 0)
+      return;
+    at = pb_open(o, TE_DEBUG);
+    put_str(pf, o, DA_NAME, a[i].name, strlen(a[i].name));
     if (a[i].str)
-      pb_text(&da, DA_STRING, a[i].str, a[i].str_len);
-    else if (a[i].kind == TL_NUM_INT) /* int64 varint: two's complement, 10 bytes if < 0 */
-      pb_uint(&da, DA_INT, (uint64_t)a[i].inum);
-    else if (a[i].kind == TL_NUM_FLOAT) /* double, fixed64 wire type; NaN/Inf are fine */
-      pb_fixed64(&da, DA_DOUBLE, double_bits(a[i].fnum));
+      put_str(pf, o, DA_STRING, a[i].str, a[i].str_len);
+    else if (a[i].kind == TL_NUM_INT)
+      pb_int(o, DA_INT, a[i].inum);
     else
-      pb_uint(&da, DA_UINT, a[i].num);
-    te.full |= da.full;
-    pb_bytes(&te, TE_DEBUG, da.p, da.n);
+      pb_uint(o, DA_UINT, a[i].num);
+    if (pb_room(o, 16) < 0)
+      return;
+    pb_close(o, at);
   }
-  if (flow_out)
-    pb_fixed64(&te, TE_FLOW_IDS, flow_out);
-  if (flow_in)
-    pb_fixed64(&te, TE_TERM_FLOW_IDS, flow_in);
-  emit(x, pf, ts, 1, TP_TRACK_EVENT, &te, &in);
+  te_end(pf);
 }
 
-static void on_counter(void *b, uint64_t ts, const struct tl_track *t, int64_t v)
+static void on_instant(void *bk, uint64_t ts, const struct tl_track *t,
+                       const struct tw_rtos_change *ch, uint64_t flow_out,
+                       const struct tl_track *flow_from, uint64_t flow_in)
 {
-  struct tw_export *x = b;
-  struct pf *pf = x->state;
-  struct pb te = {pf->te, 0};
-  pb_uint(&te, TE_TYPE, TYPE_COUNTER);
-  pb_uint(&te, TE_TRACK, t->uuid);
-  pb_uint(&te, TE_COUNTER_VALUE, (uint64_t)v); /* int64: two's complement varint */
-  emit(x, pf, ts, 1, TP_TRACK_EVENT, &te, NULL);
+  struct pf *pf = bk;
+  int on_task = t->kind == TL_TASK;
+  unsigned fold;
+  uint64_t iid;
+  struct pbuf *o;
+  (void)flow_from; /* a Perfetto flow binds to the instant itself */
+  if (!(o = te_begin(pf, TYPE_INSTANT, t->uuid, ts)))
+    return;
+  iid = event_name(pf, ch, on_task, &fold);
+  if (iid) {
+    pb_uint(o, TE_NAME_IID, iid);
+  } else { /* the name table is full: inline */
+    struct pf_nent key;
+    const char *k, *s;
+    size_t len;
+    name_key(pf, ch, on_task, &key);
+    k = name_constant(ch, &key);
+    if ((s = name_text(pf, ch, k, &key, &len)) != NULL)
+      put_str(pf, o, TE_NAME, s, len);
+  }
+  if (ch->marker != TW_MARKER_NONE && ch->marker < TW_MARKER_COUNT)
+    pb_uint(o, TE_CATEGORY_IIDS, category(pf, ch->marker));
+  arguments(pf, ch, fold, on_task);
+  if (pb_room(o, 24) < 0)
+    return;
+  if (flow_out)
+    pb_fixed64(o, TE_FLOW_IDS, flow_out);
+  if (flow_in)
+    pb_fixed64(o, TE_TERM_FLOW_IDS, flow_in);
+  te_end(pf);
 }
 
-static const struct tl_ops pf_ops = {on_track, on_slice_begin, on_slice_end, on_instant,
-                                     on_counter};
+static const struct tl_ops pf_ops = {.track = on_track, .slice_begin = on_slice_begin,
+                                     .slice_end = on_slice_end, .instant = on_instant,
+                                     .counter = on_counter, .note = on_note,
+                                     .sched = &tw__pf_sched};
+
+/* ---- the exporter ---------------------------------------------------------------------- */
 
 static int pf_open(struct tw_export *x)
 {
@@ -360,21 +749,26 @@ static int pf_open(struct tw_export *x)
   if (!pf)
     return tw__export_fail(x, TW_ENOMEM, "out of memory");
   x->state = pf;
-  uint8_t **bufs[] = {&pf->pkt, &pf->te, &pf->interned, &pf->tmp, &pf->tmp2};
-  for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
-    if (!(*bufs[i] = malloc(PB_CAP)))
-      return tw__export_fail(x, TW_ENOMEM, "out of memory");
-  pf->first = 1;
+  pf->x = x;
   if (tw__wfile_open(x, &pf->w, x->out) < 0)
     return x->err;
-  if (!(pf->tl = tw__tl_open(x, &pf_ops, x)))
+  if (!(pf->tl = tw__tl_open(x, &pf_ops, pf)))
     return x->err;
-  return 0;
+  pf->m = tw__tl_model(pf->tl);
+  seq_start(pf, PF_SEQ_TRACK);
+  seq_start(pf, PF_SEQ_STATE);
+  return x->err;
 }
 
 static int pf_event(struct tw_export *x, const struct tw_event *ev)
 {
-  tw__tl_event(((struct pf *)x->state)->tl, ev);
+  struct pf *pf = x->state;
+  if (ev->time_ns > pf->now) {
+    pf->now = ev->time_ns;
+    if (pf->nmarks > pf->mark0)
+      tw__pf_sched_time(pf, pf->now);
+  }
+  tw__tl_event(pf->tl, ev);
   return x->err;
 }
 
@@ -382,7 +776,8 @@ static int pf_finish(struct tw_export *x)
 {
   struct pf *pf = x->state;
   tw__tl_finish(pf->tl);
-  flush_out(x, pf);
+  tw__pf_sched_finish(pf);
+  flush_out(pf);
   return tw__wfile_close(x, &pf->w);
 }
 
@@ -394,16 +789,18 @@ static void pf_free(struct tw_export *x)
   tw__tl_close(pf->tl);
   if (pf->w.f)
     tw__wfile_close(x, &pf->w);
-  for (int k = 0; k < 2; k++) {
-    for (size_t i = 0; i < pf->ncap[k]; i++)
-      free(pf->names[k][i].s);
-    free(pf->names[k]);
-  }
-  free(pf->pkt);
-  free(pf->te);
-  free(pf->interned);
-  free(pf->tmp);
-  free(pf->tmp2);
+  tw__pf_sched_free(pf);
+  pb_free(&pf->out);
+  pb_free(&pf->te);
+  pb_free(&pf->in);
+  pb_free(&pf->tmp);
+  free(pf->names);
+  free(pf->vocab_args);
+  for (size_t i = 0; i < pf->capdnames; i++)
+    free(pf->dnames[i].name);
+  free(pf->dnames);
+  free(pf->scratch);
+  free(pf->nbuf);
   free(pf);
   x->state = NULL;
 }

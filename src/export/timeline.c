@@ -17,6 +17,9 @@
  * CPU load: per core, the busy share of each window; busy while the owner
  * the model reports is an interrupt or a task that is not idle (unknown
  * is not busy).
+ *
+ * With a native scheduler backend (tl_ops.sched, Perfetto) the switch,
+ * interrupt-exit and task changes go to its hooks instead of slices.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +28,9 @@
 #include "tracewire/model/rtos.h"
 
 #define TL_FLOWS 4096u
-#define TL_MAX_INSTANCE 0x3FFFu /* core thread ids: endpoint << 16 | 0x8000 | 0x4000 (irq) | N */
+#define TL_MAX_INSTANCE 0x3FFFu /* core thread ids: pid | 0x8000 | 0x4000 (irq) | N */
+#define TL_MAX_EPS 32766u       /* pid = (index + 1) << 16 stays a positive int32 */
+/* tid = pid | task number: task numbers are 16 bits (struct tw_rtos_task) */
 
 struct tl_counter {
   int64_t last;           /* last value written */
@@ -60,6 +65,13 @@ struct tl_obj {
   char *track_name;       /* "sem <name>", made when declared */
 };
 
+/* A task's thread track, made once (instants need it for every event). */
+struct tl_task {
+  struct tl_track t;
+  const char *src; /* the model's name it was made from */
+  char num[16];    /* "task N" while it has none */
+};
+
 struct tl_flow {
   uint64_t key, id;
 };
@@ -73,8 +85,8 @@ struct timeline {
   size_t neps;
   struct tl_core **cores;  /* by model core id */
   size_t ncores;
-  uint8_t *task_declared;  /* by model task id */
-  size_t ntask_declared;
+  struct tl_task **tasks;  /* by model task id: its track, once declared */
+  size_t ntasks;
   struct tl_obj *objs;     /* by model object id */
   size_t nobjs;
   struct tl_dirty *dirty;
@@ -91,14 +103,54 @@ struct timeline {
 /* The timeline adds these arguments itself (fill_args). */
 static const char *const arg_reserved[] = {"marker", "time", NULL};
 
-static uint64_t uuid(enum tl_kind k, uint16_t ep, uint32_t n)
+/* Small uuids: protobuf writes them as varints, two or three bytes. */
+static uint64_t uuid(enum tl_kind k, uint32_t dense)
 {
-  return (uint64_t)k << 56 | (uint64_t)ep << 40 | n;
+  return ((uint64_t)dense + 1) << 3 | (uint64_t)(k - 1);
 }
+
+uint64_t tw__tl_uuid_task(const struct tw_rtos_task *t)
+{
+  return uuid(TL_TASK, t->id);
+}
+
+static size_t ep_index(const struct timeline *tl, uint16_t endpoint)
+{
+  for (size_t i = 0; i < tl->neps; i++)
+    if (tl->eps[i]->endpoint == endpoint)
+      return i;
+  return tl->neps;
+}
+
+int32_t tw__tl_pid(const struct timeline *tl, uint16_t endpoint)
+{
+  return (int32_t)((uint32_t)(ep_index(tl, endpoint) + 1) << 16);
+}
+
+int32_t tw__tl_tid(const struct timeline *tl, const struct tw_rtos_task *t)
+{
+  return tw__tl_pid(tl, t->endpoint) | (int32_t)t->number;
+}
+
+const struct tw_rtos *tw__tl_model(const struct timeline *tl)
+{
+  return tl->m;
+}
+
 
 static void oom(struct timeline *tl)
 {
   tw__export_fail(tl->x, TW_ENOMEM, "out of memory");
+}
+
+const char *const *tw__tl_field_names(struct timeline *tl, const struct tw_event_desc *d)
+{
+  const char *const *names;
+  if (d->module != TW_MOD_CUSTOM)
+    return NULL; /* the vocabulary's are plain and unique */
+  if (!(names = tw__fields_of(tl->fnames, d)))
+    oom(tl);
+  return names;
 }
 
 /* Grows an array of elem-sized items to hold index i, zero-filling. */
@@ -146,9 +198,14 @@ static struct tl_ep *ep_of(struct timeline *tl, uint16_t endpoint)
   char name[32];
   struct tl_track t;
   struct tl_ep *e, **a;
-  for (size_t i = 0; i < tl->neps; i++)
-    if (tl->eps[i]->endpoint == endpoint)
-      return tl->eps[i];
+  size_t i = ep_index(tl, endpoint);
+  if (i < tl->neps)
+    return tl->eps[i];
+  if (tl->neps >= TL_MAX_EPS) {
+    tw__export_fail(tl->x, TW_ENOSPC, "%s: endpoint %04x: more than %u endpoints cannot be told "
+                    "apart (process ids)", tl->x->out, endpoint, TL_MAX_EPS);
+    return NULL;
+  }
   if (!(e = calloc(1, sizeof *e)) || !(a = realloc(tl->eps, (tl->neps + 1) * sizeof *a))) {
     free(e);
     oom(tl);
@@ -158,30 +215,39 @@ static struct tl_ep *ep_of(struct timeline *tl, uint16_t endpoint)
   a[tl->neps++] = e;
   e->endpoint = endpoint;
   snprintf(name, sizeof name, "target %04x", endpoint);
-  t = (struct tl_track){uuid(TL_PROCESS, endpoint, 0), 0, TL_PROCESS, 0, endpoint, 0, name};
+  t = (struct tl_track){uuid(TL_PROCESS, (uint32_t)i), 0, TL_PROCESS, 0,
+                        (int32_t)((uint32_t)(i + 1) << 16), 0, name};
   tl->ops->track(tl->b, &t);
   return e;
 }
 
-static struct tl_track core_track(const struct tw_rtos_core *mc, enum tl_kind k, char *name,
+/* Slice tracks: threads of the endpoint's process for Chrome JSON (which
+ * has no other kind); with a native scheduler, Perfetto's CPU N (the
+ * model's dense core id) names them and they are plain tracks. */
+static struct tl_track core_track(const struct timeline *tl, const struct tl_core *c,
+                                  const struct tw_rtos_core *mc, enum tl_kind k, char *name,
                                   size_t cap)
 {
   static const char *const fmt[] = {[TL_CORE] = "cpu%u", [TL_IRQ] = "cpu%u irq",
                                     [TL_LOAD] = "cpu%u load %%", [TL_LOST] = "cpu%u lost events"};
   uint32_t sub = k == TL_IRQ ? 0x4000u : k == TL_LOST ? 0x2000u : 0;
-  snprintf(name, cap, fmt[k], mc->instance);
+  int native = tl->ops->sched != NULL;
+  int32_t pid = (int32_t)((uint32_t)(c->ep_index + 1) << 16);
+  snprintf(name, cap, native && k == TL_CORE ? "cpu%u events" : fmt[k],
+           native ? mc->id : mc->instance);
   /* the lost-events track shares no id with the others: its tid uses
    * instance | 0x2000 under 0x8000, below the irq flag */
-  return (struct tl_track){uuid(k, mc->endpoint, mc->instance), uuid(TL_PROCESS, mc->endpoint, 0),
-                           k, k == TL_LOAD, mc->endpoint,
-                           k == TL_LOAD ? 0
-                                        : (int32_t)((uint32_t)mc->endpoint << 16 | 0x8000u | sub |
-                                                    mc->instance),
+  return (struct tl_track){uuid(k, mc->id), uuid(TL_PROCESS, (uint32_t)c->ep_index), k,
+                           k == TL_LOAD, pid,
+                           k == TL_LOAD || native
+                               ? 0
+                               : (int32_t)((uint32_t)pid | 0x8000u | sub | mc->instance),
                            name};
 }
 
-static struct tl_core *core_of(struct timeline *tl, const struct tw_rtos_core *mc)
+static struct tl_core *core_of(struct timeline *tl, const struct tw_rtos_change *ch)
 {
+  const struct tw_rtos_core *mc = ch->core;
   struct tl_core *c;
   if (mc->id < tl->ncores && tl->cores[mc->id])
     return tl->cores[mc->id];
@@ -200,44 +266,52 @@ static struct tl_core *core_of(struct timeline *tl, const struct tw_rtos_core *m
     free(c);
     return NULL;
   }
-  for (size_t i = 0; i < tl->neps; i++)
-    if (tl->eps[i] == c->ep)
-      c->ep_index = i;
+  c->ep_index = ep_index(tl, mc->endpoint);
   tl->cores[mc->id] = c;
   c->win_start = c->last_t = c->prev_t = mc->t0;
-  c->t_core = core_track(mc, TL_CORE, c->n_core, sizeof c->n_core);
-  c->t_irq = core_track(mc, TL_IRQ, c->n_irq, sizeof c->n_irq);
-  c->t_load = core_track(mc, TL_LOAD, c->n_load, sizeof c->n_load);
-  c->t_lost = core_track(mc, TL_LOST, c->n_lost, sizeof c->n_lost);
+  c->t_core = core_track(tl, c, mc, TL_CORE, c->n_core, sizeof c->n_core);
+  c->t_irq = core_track(tl, c, mc, TL_IRQ, c->n_irq, sizeof c->n_irq);
+  c->t_load = core_track(tl, c, mc, TL_LOAD, c->n_load, sizeof c->n_load);
+  c->t_lost = core_track(tl, c, mc, TL_LOST, c->n_lost, sizeof c->n_lost);
   tl->ops->track(tl->b, &c->t_core);
-  tl->ops->track(tl->b, &c->t_irq);
+  if (!tl->ops->sched)
+    tl->ops->track(tl->b, &c->t_irq);
   tl->ops->track(tl->b, &c->t_load);
+  if (tl->ops->sched)
+    tl->ops->sched->cpu(tl->b, ch);
   return c;
 }
 
-/* A task's track; its name (model's, whole) only when it is declared or
- * want_name asks: instants need the ids only. */
-static struct tl_track task_track(struct timeline *tl, const struct tw_rtos_task *t,
-                                  int want_name)
+/* A task's track (declared the first time); its name is the model's,
+ * whole. Stable while the timeline lives. */
+static const struct tl_track *task_track(struct timeline *tl, const struct tw_rtos_task *t)
 {
-  struct tl_track tr = {uuid(TL_TASK, t->endpoint, t->number),
-                        uuid(TL_PROCESS, t->endpoint, 0), TL_TASK, 0, t->endpoint,
-                        (int32_t)((uint32_t)t->endpoint << 16 | t->number), ""};
-  int declared = t->id < tl->ntask_declared && tl->task_declared[t->id];
-  if (want_name || !declared) {
-    char *s = scratch(tl, 32);
-    if (t->name)
-      tr.name = t->name;
-    else if (s) {
-      snprintf(s, 32, "task %u", t->number);
-      tr.name = s;
+  struct tl_task *k = t->id < tl->ntasks ? tl->tasks[t->id] : NULL;
+  size_t e;
+  if (k && k->src == t->name)
+    return &k->t;
+  if (!k) {
+    if (grow(tl, &tl->tasks, &tl->ntasks, t->id, sizeof *tl->tasks) < 0 ||
+        !(k = calloc(1, sizeof *k))) {
+      oom(tl);
+      static const struct tl_track none = {.kind = TL_TASK, .name = ""};
+      return &none;
     }
+    tl->tasks[t->id] = k;
+    e = ep_index(tl, t->endpoint);
+    k->t = (struct tl_track){uuid(TL_TASK, t->id), uuid(TL_PROCESS, (uint32_t)e), TL_TASK, 0,
+                             (int32_t)((uint32_t)(e + 1) << 16),
+                             (int32_t)((uint32_t)(e + 1) << 16 | t->number), NULL};
+    snprintf(k->num, sizeof k->num, "task %u", t->number);
+    k->t.name = k->src = t->name;
+    if (!k->t.name)
+      k->t.name = k->num;
+    tl->ops->track(tl->b, &k->t);
+    return &k->t;
   }
-  if (!declared && grow(tl, &tl->task_declared, &tl->ntask_declared, t->id, 1) == 0) {
-    tl->task_declared[t->id] = 1;
-    tl->ops->track(tl->b, &tr);
-  }
-  return tr;
+  k->src = t->name; /* renamed: the NAME change declares it again */
+  k->t.name = t->name ? t->name : k->num;
+  return &k->t;
 }
 
 /* ---- counters -------------------------------------------------------------- */
@@ -269,15 +343,17 @@ static void write_counter(struct timeline *tl, struct tl_counter *k, const struc
 
 static void flush_ready(struct timeline *tl, struct tl_ep *e)
 {
-  struct tl_track t = {uuid(TL_READY, e->endpoint, 0), uuid(TL_PROCESS, e->endpoint, 0),
-                       TL_READY, 1, e->endpoint, 0, "ready tasks"};
+  size_t i = ep_index(tl, e->endpoint);
+  struct tl_track t = {uuid(TL_READY, (uint32_t)i), uuid(TL_PROCESS, (uint32_t)i), TL_READY, 1,
+                       (int32_t)((uint32_t)(i + 1) << 16), 0, "ready tasks"};
   write_counter(tl, &e->ready, &t, tw_rtos_ready(tl->m, e->endpoint, NULL));
 }
 
 static void flush_sem(struct timeline *tl, struct tl_obj *so, const struct tw_rtos_obj *o)
 {
-  struct tl_track t = {uuid(TL_SEM, o->endpoint, o->number), uuid(TL_PROCESS, o->endpoint, 0),
-                       TL_SEM, 1, o->endpoint, 0, NULL};
+  size_t i = ep_index(tl, o->endpoint);
+  struct tl_track t = {uuid(TL_SEM, o->id), uuid(TL_PROCESS, (uint32_t)i), TL_SEM, 1,
+                       (int32_t)((uint32_t)(i + 1) << 16), 0, NULL};
   if (!so->track_name) {
     size_t n = (o->name ? strlen(o->name) : 12) + 8;
     if (!(so->track_name = malloc(n))) {
@@ -352,16 +428,23 @@ static void owner_changed(struct timeline *tl, struct tl_core *c, const struct t
 
 static void on_switch(struct timeline *tl, struct tl_core *c, const struct tw_rtos_change *ch)
 {
+  if (tl->ops->sched) {
+    if (ch->task)
+      task_track(tl, ch->task); /* the thread is declared before it runs */
+    tl->ops->sched->sw(tl->b, ch);
+    owner_changed(tl, c, ch->core, ch->t);
+    return;
+  }
   if (c->run) {
-    struct tl_track t = task_track(tl, c->run, 0);
+    const struct tl_track *t = task_track(tl, c->run);
     tl->ops->slice_end(tl->b, ch->t, &c->t_core);
-    tl->ops->slice_end(tl->b, ch->t, &t);
+    tl->ops->slice_end(tl->b, ch->t, t);
   }
   c->run = ch->task;
   if (ch->task) {
-    struct tl_track t = task_track(tl, ch->task, 1);
-    tl->ops->slice_begin(tl->b, ch->t, &c->t_core, t.name);
-    tl->ops->slice_begin(tl->b, ch->t, &t, "running");
+    const struct tl_track *t = task_track(tl, ch->task);
+    tl->ops->slice_begin(tl->b, ch->t, &c->t_core, t->name);
+    tl->ops->slice_begin(tl->b, ch->t, t, "running");
   }
   owner_changed(tl, c, ch->core, ch->t);
 }
@@ -393,10 +476,46 @@ static struct tl_obj *obj_slot(struct timeline *tl, const struct tw_rtos_obj *o)
 
 static void instant(struct timeline *tl, struct tl_core *c, const struct tw_rtos_change *ch);
 
+/* A task the model does not have as the running task of its core: its
+ * state changes are the scheduler backend's to draw (the running one's
+ * state reaches it with the switch that ends its run). */
+static int not_running(const struct timeline *tl, const struct tw_rtos_task *t)
+{
+  const struct tw_rtos_core *mc;
+  if (t->core < 0 || (size_t)t->core >= tw_rtos_ncores(tl->m))
+    return 1;
+  mc = tw_rtos_core_at(tl->m, (size_t)t->core);
+  return !(mc->running_known && mc->running == t);
+}
+
+static void on_task(struct timeline *tl, struct tl_core *c, const struct tw_rtos_change *ch)
+{
+  mark(tl, &c->ep->ready, 0, c->ep_index);
+  if (tl->ops->sched && ch->task->now.state != TW_RTOS_RUNNING && not_running(tl, ch->task)) {
+    task_track(tl, ch->task);
+    tl->ops->sched->state(tl->b, ch);
+  }
+}
+
+static void on_irq(struct timeline *tl, struct tl_core *c, const struct tw_rtos_change *ch)
+{
+  owner_changed(tl, c, ch->core, ch->t);
+  if (tl->ops->sched) {
+    if (ch->kind == TW_RTOS_CH_IRQ_EXIT)
+      tl->ops->sched->irq(tl->b, ch);
+  } else if (ch->kind == TW_RTOS_CH_IRQ_ENTER) {
+    tl->ops->slice_begin(tl->b, ch->t, &c->t_irq, "interrupt");
+    c->irqs_open++;
+  } else if (c->irqs_open > 0) {
+    c->irqs_open--;
+    tl->ops->slice_end(tl->b, ch->t, &c->t_irq);
+  }
+}
+
 static void on_change(void *ctx, const struct tw_rtos_change *ch)
 {
   struct timeline *tl = ctx;
-  struct tl_core *c = ch->core ? core_of(tl, ch->core) : NULL;
+  struct tl_core *c = ch->core ? core_of(tl, ch) : NULL;
   struct tl_obj *so;
   if (!c)
     return;
@@ -405,31 +524,24 @@ static void on_change(void *ctx, const struct tw_rtos_change *ch)
     on_switch(tl, c, ch);
     break;
   case TW_RTOS_CH_IRQ_ENTER:
-    owner_changed(tl, c, ch->core, ch->t);
-    tl->ops->slice_begin(tl->b, ch->t, &c->t_irq, "interrupt");
-    c->irqs_open++;
-    break;
   case TW_RTOS_CH_IRQ_EXIT:
-    owner_changed(tl, c, ch->core, ch->t);
-    if (c->irqs_open > 0) {
-      c->irqs_open--;
-      tl->ops->slice_end(tl->b, ch->t, &c->t_irq);
-    }
+    on_irq(tl, c, ch);
     break;
   case TW_RTOS_CH_LOSS:
     on_loss(tl, c, ch);
     break;
   case TW_RTOS_CH_TASK:
-    mark(tl, &c->ep->ready, 0, c->ep_index);
+    on_task(tl, c, ch);
     break;
   case TW_RTOS_CH_OBJ:
     if (ch->obj->kind == TW_OBJ_SEM && (so = obj_slot(tl, ch->obj)))
       mark(tl, &so->count, 1, ch->obj->id);
     break;
   case TW_RTOS_CH_NAME:
-    if (ch->task && ch->task->id < tl->ntask_declared && tl->task_declared[ch->task->id]) {
-      struct tl_track t = task_track(tl, ch->task, 1);
-      tl->ops->track(tl->b, &t); /* renamed */
+    if (ch->task && ch->task->id < tl->ntasks && tl->tasks[ch->task->id]) {
+      tl->ops->track(tl->b, task_track(tl, ch->task)); /* renamed */
+      if (tl->ops->sched)
+        tl->ops->sched->rename(tl->b, ch);
     }
     owner_changed(tl, c, ch->core, ch->t); /* an idle task's time is not busy */
     break;
@@ -456,10 +568,10 @@ static struct tl_flow *flow_slot(struct timeline *tl, uint64_t key, int insert)
   return NULL;
 }
 
-/* A give with no task may release one: it starts a flow; the object's
- * next release of a task ends it. */
-static void flows(struct timeline *tl, const struct tw_rtos_change *ch, uint64_t *out,
-                  uint64_t *in)
+/* A give with no task while a task waits on the object may release it:
+ * it starts a flow; the object's next release of a task ends it. */
+static void flows(struct timeline *tl, const struct tw_rtos_change *ch, int can_start,
+                  uint64_t *out, uint64_t *in)
 {
   const struct tw_meaning *mn = ch->meaning;
   uint64_t key;
@@ -472,6 +584,10 @@ static void flows(struct timeline *tl, const struct tw_rtos_change *ch, uint64_t
         1ull << 63;
   if (mn->task_field < 0 && (a == TW_OACT_GIVE || a == TW_OACT_GIVE_MANY ||
                              a == TW_OACT_RELEASE_MANY || a == TW_OACT_RELEASE_ALL)) {
+    /* a give releases a task only when one waits: otherwise the flow
+     * would have no end (and cost a flow id for nothing) */
+    if (!can_start || !ch->obj->waiters)
+      return;
     if ((fl = flow_slot(tl, key, 1))) {
       if (!fl->key)
         tl->nflows++;
@@ -590,36 +706,45 @@ static int drawn_as_slices(const struct tw_meaning *mn)
                 mn->act == TW_ACT_IRQ_EXIT);
 }
 
+const char *tw__tl_describe(struct timeline *tl, const struct tw_rtos_change *ch,
+                            struct tl_arg *args, unsigned *nargs)
+{
+  long text[TL_MAX_ARGS];
+  size_t used;
+  /* the name first in the scratch buffer, the arguments' text after it */
+  const char *name = op_name(tl, ch->ev, &used);
+  *nargs = fill_args(tl, ch, args, text, used);
+  return name ? name : tl->buf;
+}
+
 static void instant(struct timeline *tl, struct tl_core *c, const struct tw_rtos_change *ch)
 {
   const struct tw_meaning *mn = ch->meaning;
-  struct tl_arg args[TL_MAX_ARGS];
-  long text[TL_MAX_ARGS];
-  struct tl_track where;
+  const struct tl_track *where, *from;
   uint64_t flow_out = 0, flow_in = 0;
-  unsigned nargs;
-  const char *name;
-  size_t used;
   load_advance(tl, c, ch->t);
   if (drawn_as_slices(mn)) {
     if (ch->ev->flags & TW_EVENT_TIME_INFERRED) {
       /* a slice has no arguments to carry the mark: an instant says it */
       struct tl_arg a = {"event", ch->ev->desc->seed_name, 0};
       a.str_len = strlen(a.str);
-      tl->ops->instant(tl->b, ch->t, &c->t_core, "time inferred", &a, 1, 0, 0);
+      tl->ops->note(tl->b, ch->t, &c->t_core, "time inferred", &a, 1);
     }
     return;
   }
   if (ch->task && mn && mn->act != TW_ACT_NAME)
-    where = task_track(tl, ch->task, 0);
+    where = task_track(tl, ch->task);
   else
-    where = mn && mn->act == TW_ACT_IRQ_NAME ? c->t_irq : c->t_core;
-  flows(tl, ch, &flow_out, &flow_in);
-  /* the name first in the scratch buffer, the arguments' text after it */
-  name = op_name(tl, ch->ev, &used);
-  nargs = fill_args(tl, ch, args, text, used);
-  tl->ops->instant(tl->b, ch->t, &where, name ? name : tl->buf, args, nargs, flow_out,
-                   flow_in);
+    where = mn && mn->act == TW_ACT_IRQ_NAME && !tl->ops->sched ? &c->t_irq : &c->t_core;
+  /* A flow starts from a slice open at the give: Chrome JSON binds its
+   * start to the enclosing slice (the interrupt's, else the running
+   * task's run slice on the core); Perfetto to the instant itself. */
+  if (tl->ops->sched)
+    from = where;
+  else
+    from = c->irqs_open > 0 ? &c->t_irq : c->run ? &c->t_core : NULL;
+  flows(tl, ch, from != NULL, &flow_out, &flow_in);
+  tl->ops->instant(tl->b, ch->t, where, ch, flow_out, from, flow_in);
 }
 
 /* ---- the front ------------------------------------------------------------------ */
@@ -677,9 +802,8 @@ void tw__tl_finish(struct timeline *tl)
     for (; c->irqs_open > 0; c->irqs_open--)
       tl->ops->slice_end(tl->b, tl->last_ts, &c->t_irq);
     if (c->run) {
-      struct tl_track t = task_track(tl, c->run, 0);
       tl->ops->slice_end(tl->b, tl->last_ts, &c->t_core);
-      tl->ops->slice_end(tl->b, tl->last_ts, &t);
+      tl->ops->slice_end(tl->b, tl->last_ts, task_track(tl, c->run));
       c->run = NULL;
     }
   }
@@ -699,7 +823,9 @@ void tw__tl_close(struct timeline *tl)
   free(tl->eps);
   free(tl->cores);
   free(tl->objs);
-  free(tl->task_declared);
+  for (size_t i = 0; i < tl->ntasks; i++)
+    free(tl->tasks[i]);
+  free(tl->tasks);
   free(tl->dirty);
   free(tl->flows);
   free(tl->buf);

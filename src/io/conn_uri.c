@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tracewire/io/conn.h"
+#include "tracewire/io/conn_rtt_gdb.h"
 #include "tracewire/error.h"
 
 /* Decimal digits only (no sign, space or suffix: strtoul would take them
@@ -136,6 +137,19 @@ static int open_file(const char *rest, int wait, struct tw_conn **out, char *err
   return tw_conn_file_open(rest, out, err, errcap);
 }
 
+/* rtt+gdb://HOST:PORT[?options] (conn_rtt_gdb.h) */
+static int open_rtt_gdb(const char *rest, int wait, struct tw_conn **out, char *err, size_t errcap)
+{
+  char host[256], port[32], hp[300];
+  const char *q = strchr(rest, '?');
+  snprintf(hp, sizeof hp, "%.*s", (int)(q ? (size_t)(q - rest) : strlen(rest)), rest);
+  if (split_hostport(hp, NULL, host, sizeof host, port, sizeof port) < 0) {
+    snprintf(err, errcap, "rtt+gdb://%s: expected rtt+gdb://HOST:PORT[?options]", rest);
+    return TW_EINVAL;
+  }
+  return tw_conn_rtt_gdb_open(host, port, q ? q + 1 : NULL, wait, out, err, errcap);
+}
+
 static const struct {
   const char *prefix;
   int (*open)(const char *rest, int wait, struct tw_conn **out, char *err, size_t errcap);
@@ -145,6 +159,7 @@ static const struct {
   {"udp://", open_udp},
   {"serial://", open_serial},
   {"file://", open_file},
+  {"rtt+gdb://", open_rtt_gdb},
 };
 
 static int open_uri(const char *uri, int wait, struct tw_conn **out, char *err, size_t errcap)
@@ -155,7 +170,7 @@ static int open_uri(const char *uri, int wait, struct tw_conn **out, char *err, 
       return schemes[i].open(uri + n, wait, out, err, errcap);
   }
   if (strstr(uri, "://")) {
-    snprintf(err, errcap, "%s: unknown scheme (tcp, tcp-listen, udp, serial, file)", uri);
+    snprintf(err, errcap, "%s: unknown scheme (tcp, tcp-listen, udp, serial, file, rtt+gdb)", uri);
     return TW_EINVAL;
   }
   return tw_conn_file_open(uri, out, err, errcap);

@@ -237,11 +237,12 @@ static inline const struct tw_meaning *meaning_of(const struct tw_rtos *m,
 
 /* ---- feeding ------------------------------------------------------------------------ */
 
-void tw__rtos_emit(struct tw_rtos *m, const struct tw_rtos_change *ch)
+void tw__rtos_emit_all(struct tw_rtos *m, const struct tw_rtos_change *ch)
 {
-  m->obs[0].fn(m->obs[0].ctx, ch); /* callers check nobs */
-  for (int i = 1; i < m->nobs; i++)
-    m->obs[i].fn(m->obs[i].ctx, ch);
+  uint32_t bit = TW_RTOS_CH_BIT(ch->kind);
+  for (int i = 0; i < m->nobs; i++)
+    if (m->obs[i].kinds & bit)
+      m->obs[i].fn(m->obs[i].ctx, ch);
 }
 
 static void apply_pending(struct tw_rtos *m, struct rcore *c, uint64_t t)
@@ -381,12 +382,28 @@ void tw_rtos_destroy(struct tw_rtos *m)
   free(m);
 }
 
-int tw_rtos_observe(struct tw_rtos *m, tw_rtos_fn fn, void *ctx)
+static void wants(struct tw_rtos *m)
+{
+  m->want = 0;
+  m->all_want_all = 1;
+  for (int i = 0; i < m->nobs; i++) {
+    m->want |= m->obs[i].kinds;
+    m->all_want_all &= m->obs[i].kinds == TW_RTOS_CH_ALL;
+  }
+}
+
+int tw_rtos_observe_kinds(struct tw_rtos *m, tw_rtos_fn fn, void *ctx, uint32_t kinds)
 {
   if (m->nobs == TW_RTOS_MAX_OBSERVERS)
     return TW_ENOSPC;
-  m->obs[m->nobs++] = (struct observer){fn, ctx};
+  m->obs[m->nobs++] = (struct observer){fn, ctx, kinds & TW_RTOS_CH_ALL};
+  wants(m);
   return 0;
+}
+
+int tw_rtos_observe(struct tw_rtos *m, tw_rtos_fn fn, void *ctx)
+{
+  return tw_rtos_observe_kinds(m, fn, ctx, TW_RTOS_CH_ALL);
 }
 
 void tw_rtos_unobserve(struct tw_rtos *m, tw_rtos_fn fn, void *ctx)
@@ -395,6 +412,7 @@ void tw_rtos_unobserve(struct tw_rtos *m, tw_rtos_fn fn, void *ctx)
     if (m->obs[i].fn == fn && m->obs[i].ctx == ctx) {
       memmove(&m->obs[i], &m->obs[i + 1], (size_t)(m->nobs - i - 1) * sizeof m->obs[0]);
       m->nobs--;
+      wants(m);
       return;
     }
 }

@@ -52,23 +52,29 @@ void tw__rtos_flush_objs(struct tw_rtos *m)
 {
   int n = m->ntouched;
   m->ntouched = 0;
+  struct tw_rtos_change *ch = &m->ch_obj;
+  ch->kind = TW_RTOS_CH_OBJ;
+  ch->meaning = m->mn;
+  ch->ev = m->ev;
+  ch->task = m->evtask;
   for (int i = 0; i < n; i++) {
-    struct tw_rtos_change ch = {.kind = TW_RTOS_CH_OBJ, .meaning = m->mn, .why = m->touched[i].why,
-                                .t = m->touched[i].t, .ev = m->ev, .core = &m->touched[i].c->pub,
-                                .task = m->evtask, .obj = &m->touched[i].o->pub,
-                                .old_holder = m->touched[i].old_holder,
-                                .old_since = m->touched[i].old_since};
-    tw__rtos_emit(m, &ch);
+    ch->why = m->touched[i].why;
+    ch->t = m->touched[i].t;
+    ch->core = &m->touched[i].c->pub;
+    ch->obj = &m->touched[i].o->pub;
+    ch->old_holder = m->touched[i].old_holder;
+    ch->old_since = m->touched[i].old_since;
+    tw__rtos_emit(m, ch);
   }
 }
 
-static void obj_changed(struct tw_rtos *m, struct rcore *c, struct robj *o, uint64_t now,
-                        enum tw_act why, const struct tw_rtos_task *old_holder,
-                        uint64_t old_since)
+static inline void obj_changed(struct tw_rtos *m, struct rcore *c, struct robj *o, uint64_t now,
+                               enum tw_act why, const struct tw_rtos_task *old_holder,
+                               uint64_t old_since)
 {
   int i;
-  if (!m->nobs)
-    return;
+  if (!(m->want & TW_RTOS_CH_BIT(TW_RTOS_CH_OBJ)))
+    return; /* nobody listens for objects: no bookkeeping */
   for (i = 0; i < m->ntouched; i++)
     if (m->touched[i].o == o)
       return; /* told once, at the end of the event, with what it was before */
@@ -136,9 +142,16 @@ static void set_phase(struct tw_rtos *m, struct rcore *c, struct rtask *t, struc
                                       .wait_value = to->wait_value, .since = now,
                                       .epoch = e->epoch};
   if (m->nobs) {
-    struct tw_rtos_change ch = {.kind = TW_RTOS_CH_TASK, .meaning = m->mn, .why = why, .t = now, .ev = m->ev,
-                                .core = &c->pub, .task = &t->pub, .old = old};
-    tw__rtos_emit(m, &ch);
+    struct tw_rtos_change *ch = &m->ch_task;
+    ch->kind = TW_RTOS_CH_TASK;
+    ch->meaning = m->mn;
+    ch->why = why;
+    ch->t = now;
+    ch->ev = m->ev;
+    ch->core = &c->pub;
+    ch->task = &t->pub;
+    ch->old = old;
+    tw__rtos_emit(m, ch);
   }
   if (old.state == TW_RTOS_BLOCKED)
     waiters_add(m, c, &old, -1, now, why);
@@ -155,10 +168,11 @@ static void to_state(struct tw_rtos *m, struct rcore *c, struct rtask *t, uint8_
 static void prio_changed(struct tw_rtos *m, struct rcore *c, struct rtask *t, uint64_t now,
                          enum tw_act why)
 {
-  struct tw_rtos_change ch = {.kind = TW_RTOS_CH_PRIO, .meaning = m->mn, .why = why, .t = now, .ev = m->ev,
-                              .core = &c->pub, .task = &t->pub};
-  if (m->nobs)
+  if (m->nobs) {
+    struct tw_rtos_change ch = {.kind = TW_RTOS_CH_PRIO, .meaning = m->mn, .why = why, .t = now,
+                                .ev = m->ev, .core = &c->pub, .task = &t->pub};
     tw__rtos_emit(m, &ch);
+  }
 }
 
 static void set_prio(struct tw_rtos *m, struct rcore *c, struct rtask *t, enum tw_act why,
@@ -188,11 +202,18 @@ static void set_prio(struct tw_rtos *m, struct rcore *c, struct rtask *t, enum t
 static void emit_switch(struct tw_rtos *m, struct rcore *c, const struct rtask *prev,
                         const struct rtask *next, enum tw_act why, uint64_t now)
 {
-  struct tw_rtos_change ch = {.kind = TW_RTOS_CH_SWITCH, .meaning = m->mn, .why = why, .t = now, .ev = m->ev,
-                              .core = &c->pub, .task = next ? &next->pub : NULL,
-                              .prev = prev ? &prev->pub : NULL};
-  if (m->nobs)
-    tw__rtos_emit(m, &ch);
+  struct tw_rtos_change *ch = &m->ch_switch;
+  if (!m->nobs)
+    return;
+  ch->kind = TW_RTOS_CH_SWITCH;
+  ch->meaning = m->mn;
+  ch->why = why;
+  ch->t = now;
+  ch->ev = m->ev;
+  ch->core = &c->pub;
+  ch->task = next ? &next->pub : NULL;
+  ch->prev = prev ? &prev->pub : NULL;
+  tw__rtos_emit(m, ch);
 }
 
 static void set_running(struct rcore *c, struct rtask *t, int known)
@@ -204,9 +225,11 @@ static void set_running(struct rcore *c, struct rtask *t, int known)
 }
 
 /* Task t runs on core c while another core still has it as its running
- * task: that core missed its switch away; its running task is unknown. */
-static void take_from_other_core(struct tw_rtos *m, struct rcore *c, struct rtask *t,
-                                 uint64_t now)
+ * task: that core missed its switch away; its running task is unknown
+ * from its own latest time (the cores' clocks are their own: this event's
+ * time may lie anywhere on the other core's, and time charged there past
+ * its last event would be counted twice). */
+static void take_from_other_core(struct tw_rtos *m, struct rcore *c, struct rtask *t)
 {
   struct rcore *o;
   if (t->pub.core < 0 || (uint32_t)t->pub.core == c->pub.id ||
@@ -215,10 +238,10 @@ static void take_from_other_core(struct tw_rtos *m, struct rcore *c, struct rtas
   o = m->cores[t->pub.core];
   if (o->run != t || !o->pub.running_known)
     return;
-  tw__rtos_charge(m, o, now);
+  tw__rtos_charge(m, o, o->pub.t);
   set_running(o, NULL, 0);
   o->pub.conflicts++;
-  emit_switch(m, o, t, NULL, TW_ACT_RUN, now);
+  emit_switch(m, o, t, NULL, TW_ACT_RUN, o->pub.t);
 }
 
 static void act_run(struct tw_rtos *m, struct rcore *c, struct rtask *t, uint64_t now)
@@ -229,7 +252,7 @@ static void act_run(struct tw_rtos *m, struct rcore *c, struct rtask *t, uint64_
     return;
   }
   tw__rtos_charge(m, c, now);
-  take_from_other_core(m, c, t, now);
+  take_from_other_core(m, c, t);
   if (prev && prev->pub.now.state == TW_RTOS_RUNNING) {
     /* A priority scheduler switches to a lower priority only when the old
      * task stopped wanting the CPU (a delay or suspension not traced). */
@@ -247,11 +270,12 @@ static void act_run(struct tw_rtos *m, struct rcore *c, struct rtask *t, uint64_
 static void irq_emit(struct tw_rtos *m, struct rcore *c, enum tw_rtos_ch kind, int depth,
                      const struct tw_rtos_frame *f, int cut, enum tw_act why, uint64_t now)
 {
-  struct tw_rtos_change ch = {.kind = kind, .why = why, .t = now, .ev = m->ev, .core = &c->pub,
-                              .meaning = m->mn,
-                              .task = c->pub.running, .depth = depth, .frame = f, .cut = cut};
-  if (m->nobs)
+  if (m->nobs) {
+    struct tw_rtos_change ch = {.kind = kind, .why = why, .t = now, .ev = m->ev, .core = &c->pub,
+                                .meaning = m->mn, .task = c->pub.running, .depth = depth,
+                                .frame = f, .cut = cut};
     tw__rtos_emit(m, &ch);
+  }
 }
 
 static void irq_enter(struct tw_rtos *m, struct rcore *c, uint64_t now)
@@ -306,6 +330,8 @@ static void irq_name(struct tw_rtos *m, struct rcore *c, uint32_t irq, uint64_t 
 
 static void forget_task(struct tw_rtos *m, struct rcore *c, struct rtask *t, uint64_t now)
 {
+  if (t->pub.now.state == TW_RTOS_DELETED)
+    return; /* gone for good (a new task with its number says Create, or runs) */
   if (t->pub.now.state == TW_RTOS_RUNNING && t->pub.core >= 0 &&
       (uint32_t)t->pub.core != c->pub.id && (size_t)t->pub.core < m->ncores &&
       m->cores[t->pub.core]->run == t && m->cores[t->pub.core]->pub.running_known)
@@ -468,10 +494,21 @@ static void count_act(struct tw_rtos_obj *p, enum tw_obj_act a, const struct rta
     p->binary = a == TW_OACT_CREATE_BINARY;
     hold(p, NULL, now);
     break;
+  case TW_OACT_CREATE_MAX: /* how many units it starts with is not said */
+    p->count = 0;
+    p->count_exact = 0;
+    p->binary = value == 1 && p->kind == TW_OBJ_SEM;
+    p->depth = 0;
+    hold(p, NULL, now);
+    break;
   case TW_OACT_DELETE:
     p->count = 0;
     p->count_exact = 1;
     p->depth = 0;
+    hold(p, NULL, now);
+    break;
+  case TW_OACT_CONSUME: /* a message taken away: nobody holds a queue */
+    consume(p);
     hold(p, NULL, now);
     break;
   case TW_OACT_SUB: /* still blocking: at least 1 left */
@@ -540,8 +577,19 @@ static void task_act(struct tw_rtos *m, struct rcore *c, const struct tw_meaning
   case TW_ACT_RUN:
     act_run(m, c, t, now);
     break;
-  case TW_ACT_BLOCK: case TW_ACT_WAIT: case TW_ACT_DELAY: case TW_ACT_NOTIFY_WAIT:
+  case TW_ACT_NOTIFY_WAIT:
+    /* a kernel may wait for an object through a notification (FreeRTOS
+     * stream buffers): what the task waits for is still the object */
+    if (s == TW_RTOS_BLOCKED && waits_on(&t->pub.now))
+      break;
     block(m, c, t, mn, kind, obj, value, now);
+    break;
+  case TW_ACT_BLOCK: case TW_ACT_WAIT: case TW_ACT_DELAY:
+    block(m, c, t, mn, kind, obj, value, now);
+    break;
+  case TW_ACT_NOTIFY: /* wakes a task waiting for a notification, only */
+    if (s == TW_RTOS_BLOCKED && t->pub.now.wait == TW_RTOS_WAIT_NOTIFY)
+      to_state(m, c, t, TW_RTOS_READY, mn->act, now);
     break;
   case TW_ACT_READY: /* released; a ready task stays ready since earlier */
     if (s != TW_RTOS_RUNNING && s != TW_RTOS_READY)
@@ -590,7 +638,8 @@ static void act_name(struct tw_rtos *m, struct rcore *c, unsigned kind, uint32_t
   len = strnlen(ev->str, ev->str_len);
   if (tw__rtos_name_set(m, c->pub.endpoint, kind, number, ev->str, len, &s) < 0)
     m->oom++;
-  if (kind == TW_OBJ_TASK && (t = tw__rtos_task_get(m, c->ep, number))) {
+  if (kind == TW_OBJ_TASK && number < TW_TASK_PSEUDO_FIRST &&
+      (t = tw__rtos_task_get(m, c->ep, number))) {
     for (size_t i = 0; i < m->ncores; i++) /* an idle task's time is not busy time */
       if (m->cores[i]->run == t)
         tw__rtos_charge(m, m->cores[i], now);
@@ -633,6 +682,36 @@ static uint32_t field(const struct tw_event *ev, int i)
   return i >= 0 && i < ev->nvalues ? ev->values[i] : 0;
 }
 
+/* The task the event acts on (meaning.h, enum tw_task_src), or NULL: none,
+ * or an interrupt (a TASK field's own constants, or a task-less event
+ * inside an interrupt frame). */
+static struct rtask *event_task(struct tw_rtos *m, struct rcore *c, const struct tw_meaning *mn,
+                                const struct tw_event *ev, unsigned kind, uint32_t obj)
+{
+  uint32_t n;
+  struct rtask *t;
+  switch (mn->task_src) {
+  case TW_TASK_FROM_FIELD:
+    if (mn->task_field >= ev->nvalues || !(is_task_act(mn->act) || mn->act == TW_ACT_NONE))
+      return NULL;
+    n = ev->values[mn->task_field];
+    break;
+  case TW_TASK_FROM_OBJECT:
+    if (kind != TW_OBJ_TASK)
+      return NULL;
+    n = obj;
+    break;
+  case TW_TASK_FROM_RUNNING:
+    return c->pub.running_known && !c->pub.depth && !c->overflow ? c->run : NULL;
+  default:
+    return NULL;
+  }
+  if (n >= TW_TASK_PSEUDO_FIRST)
+    return NULL; /* interrupt context, not a task */
+  t = tw__rtos_task_fast(c->ep, n);
+  return t ? t : tw__rtos_task_get(m, c->ep, n);
+}
+
 void tw__rtos_act(struct tw_rtos *m, struct rcore *c, const struct tw_meaning *mn,
                   const struct tw_event *ev, uint64_t t, struct tw_rtos_change *evch)
 {
@@ -644,13 +723,8 @@ void tw__rtos_act(struct tw_rtos *m, struct rcore *c, const struct tw_meaning *m
   evch->value = value;
   evch->obj_kind = mn->obj_field >= 0 ? (uint8_t)kind : TW_OBJ_NONE;
   evch->obj_number = obj;
-  if (mn->task_field >= 0 && mn->task_field < ev->nvalues &&
-      (is_task_act(mn->act) || mn->act == TW_ACT_NONE)) {
-    task = tw__rtos_task_fast(c->ep, ev->values[mn->task_field]);
-    if (!task)
-      task = tw__rtos_task_get(m, c->ep, ev->values[mn->task_field]);
-    evch->task = m->evtask = task ? &task->pub : NULL;
-  }
+  if (mn->task_src != TW_TASK_FROM_NONE && (task = event_task(m, c, mn, ev, kind, obj)))
+    evch->task = m->evtask = &task->pub;
   if (mn->obj_field >= 0 && mn->obj_field < ev->nvalues && is_sync_kind(kind) &&
       mn->act != TW_ACT_NAME) {
     o = tw__rtos_obj_fast(c->ep, kind, obj);

@@ -60,11 +60,14 @@ struct rname {
 struct observer {
   tw_rtos_fn fn;
   void *ctx;
+  uint32_t kinds;          /* TW_RTOS_CH_BIT of the kinds it wants */
 };
 
 struct tw_rtos {
   struct observer obs[TW_RTOS_MAX_OBSERVERS];
   int nobs;
+  uint32_t want;           /* the kinds some observer wants */
+  uint8_t all_want_all;    /* every observer wants every kind: no test per change */
   const struct tw_meaning *by_id[ID_TABLE]; /* first row of each id, NULL none */
   uint8_t *row_marker;     /* by meaning row: the marker of its constant (or the default) */
   struct rcore **by_stream;
@@ -94,13 +97,28 @@ struct tw_rtos {
     enum tw_act why;
   } touched[8];
   int ntouched;
+  /* The changes told most often (task, object, switch), one each, zeroed
+   * once: each telling sets the fields its kind has (always the same ones),
+   * so the rest stay zero as an initializer would leave them, without
+   * clearing the whole struct every time (that was a measurable share of
+   * an observed model's cost). Never told nested: observers must not feed. */
+  struct tw_rtos_change ch_task, ch_obj, ch_switch;
   const struct tw_event *ev; /* being fed */
   const struct tw_meaning *mn; /* its meaning */
   const struct tw_rtos_task *evtask; /* its task */
 };
 
 /* rtos.c */
-void tw__rtos_emit(struct tw_rtos *m, const struct tw_rtos_change *ch);
+void tw__rtos_emit_all(struct tw_rtos *m, const struct tw_rtos_change *ch);
+/* Tells every observer (callers check nobs); one observer, the common
+ * case, without the loop. */
+static inline void tw__rtos_emit(struct tw_rtos *m, const struct tw_rtos_change *ch)
+{
+  if (m->nobs == 1 && (m->all_want_all || (m->obs[0].kinds & TW_RTOS_CH_BIT(ch->kind))))
+    m->obs[0].fn(m->obs[0].ctx, ch);
+  else if (m->nobs > 1)
+    tw__rtos_emit_all(m, ch);
+}
 /* tw_rtos_feed with the meaning given (NULL: the table's). Tests use it for
  * acts whose events are not in the vocabulary yet. */
 int tw__rtos_feed_as(struct tw_rtos *m, const struct tw_event *ev, const struct tw_meaning *as);

@@ -113,8 +113,8 @@ static int mask_known(uint32_t mask)
   for (uint32_t id = 1; id <= 32; id++) {
     if (!(mask >> (id - 1) & 1u))
       continue;
-    const struct tw_event_desc *d = tw_event_desc_by_id((uint16_t)id);
-    if (!(d && !(d->flags & TW_EVF_STREAMER)) && !tw_custom_find((uint16_t)id))
+    uint32_t w = tw_event_wire(id); /* not the descriptor tables: hosts' */
+    if (!(w && !(TW_EVW_FLAGS(w) & TW_EVF_STREAMER)) && !tw_custom_find((uint16_t)id))
       return 0;
   }
   return 1;
@@ -137,7 +137,7 @@ static void target_info(const struct tw_cmd *c, const struct tw_streamer *s, uin
   w[TW_INFO_MAX_PKT] = s->max_bytes;
   w[TW_INFO_ENDPOINT] = c->endpoint;
   w[TW_INFO_LOGGER] = (uint32_t)s->cfg.instance_id << 16 | s->cfg.module_id;
-  w[TW_INFO_VOCAB] = tw_event_descs[tw_event_ndescs - 1].id;
+  w[TW_INFO_VOCAB] = TW_EV_MAX_ID;
   w[TW_INFO_STATE] = (uint32_t)tw_streamer_running(s);
   w[TW_INFO_MASK] = tw_streamer_get_mask(s);
 }

@@ -66,12 +66,14 @@
  */
 #include "tracewire/logger.h"
 #include "tracewire/port.h"
+/* the mirror indices, reserve and commit, inline: the kernel logger's
+ * emitter put (kernel_event_logger.c) runs the same steps */
+#include "logger_ring.h"
 
-#define HDR_DROPS 0x100u       /* a drops word follows the header */
-#define HDR_WRAPS 0x200u       /* a wraps word follows */
-
-#define LOAD(p, mo)      __atomic_load_n((p), __ATOMIC_##mo)
-#define STORE(p, v, mo)  __atomic_store_n((p), (v), __ATOMIC_##mo)
+#define HDR_DROPS TW__HDR_DROPS
+#define HDR_WRAPS TW__HDR_WRAPS
+#define LOAD TW__LOAD
+#define STORE TW__STORE
 
 #if TW_CFG_LOGGER_CRITICAL
 static uint32_t xchg(uint32_t *p, uint32_t v)
@@ -92,34 +94,10 @@ static void add(uint32_t *p, uint32_t v)
 #define add(p, v)  ((void)__atomic_fetch_add((p), (v), __ATOMIC_RELAXED))
 #endif
 
-/* ---- mirror indices (see the top): compares and subtracts, no modulo ---- */
-
-/* The buffer slot of index i in [0, 2 cap). */
-static inline uint32_t slot(uint32_t cap, uint32_t i)
-{
-  return i >= cap ? i - cap : i;
-}
-
-/* Index i advanced by n <= cap words, in [0, 2 cap) again. */
-static inline uint32_t advance(uint32_t cap, uint32_t i, uint32_t n)
-{
-  uint32_t j = i + n - 2u * cap; /* < 2 cap <= 2^31 either way: the sign decides */
-  return (int32_t)j < 0 ? i + n : j;
-}
-
-/* Words in use between tail t and head h. |h - t| < 2 cap <= 2^31, so the
- * sign of the difference says whether head went round first. */
-static inline uint32_t used(uint32_t cap, uint32_t h, uint32_t t)
-{
-  uint32_t u = h - t;
-  return (int32_t)u < 0 ? u + 2u * cap : u;
-}
-
-/* The buffer slot after slot k. */
-static inline uint32_t step(uint32_t cap, uint32_t k)
-{
-  return k + 1u == cap ? 0u : k + 1u;
-}
+#define slot tw__ring_slot
+#define advance tw__ring_advance
+#define used tw__ring_used
+#define step tw__ring_step
 
 /* The buffer slot `off` words after slot s (off < cap: within one event). */
 static inline uint32_t at(uint32_t cap, uint32_t s, uint32_t off)
@@ -142,30 +120,14 @@ void tw__logger_reject(struct tw_logger *l)
   add(&l->rejects, 1u);
 }
 
-/* Claim [h, h + need) or return 0 with *h unchanged in meaning. */
-static int reserve(struct tw_logger *l, uint32_t *h, uint32_t need)
+void tw__logger_wake(struct tw_logger *l)
 {
-  uint32_t cap = l->cap;
-#if TW_CFG_LOGGER_CRITICAL
-  uint32_t key = tw_port_irq_lock();
-  *h = LOAD(&l->head, RELAXED);
-  int ok = used(cap, *h, LOAD(&l->tail, ACQUIRE)) + need <= cap;
-  if (ok)
-    STORE(&l->head, advance(cap, *h, need), SEQ_CST);
-  tw_port_irq_unlock(key);
-  return ok;
-#else
-  *h = LOAD(&l->head, RELAXED);
-  do {
-    /* acquire: the consumer finished with (and zeroed) the words below
-     * tail before we may overwrite them */
-    if (used(cap, *h, LOAD(&l->tail, ACQUIRE)) + need > cap)
-      return 0;
-  } while (!__atomic_compare_exchange_n(&l->head, h, advance(cap, *h, need), 1,
-                                        __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
-  return 1;
-#endif
+  if (xchg(&l->waiting, 0u))
+    tw__wake(&l->waiting);
 }
+
+/* Claim [h, h + need) or return 0 with *h unchanged in meaning. */
+#define reserve tw__ring_reserve
 
 int tw__logger_put(struct tw_logger *l, uint16_t id, const uint32_t *first,
                    const uint32_t *data, uint32_t n, uint32_t wraps)
@@ -202,11 +164,8 @@ int tw__logger_put(struct tw_logger *l, uint16_t id, const uint32_t *first,
     b[k = step(cap, k)] = *first;
   for (uint32_t i = 0; i < n; i++)
     b[k = step(cap, k)] = data[i];
-  /* release: the words above are visible before the consumer sees hdr */
-  STORE(&b[s], hdr, RELEASE);
-  /* seq_cst: pairs with the consumer's waiting store (see top) */
-  if (LOAD(&l->waiting, SEQ_CST) && xchg(&l->waiting, 0u))
-    tw__wake(&l->waiting);
+  /* release, then the waiting check (seq_cst, see top) */
+  tw__ring_commit(l, s, hdr);
   return 0;
 }
 
@@ -237,12 +196,6 @@ COLD static int put_checked(struct tw_logger *l, uint16_t id,
  * protocol, fewer registers to save: on x86 every store queued before the
  * CAS must drain before it runs. -Os builds (targets) keep the single
  * general path. */
-COLD static void wake(struct tw_logger *l)
-{
-  if (xchg(&l->waiting, 0u))
-    tw__wake(&l->waiting);
-}
-
 int tw_logger_put(struct tw_logger *l, uint16_t id, const uint32_t *data,
                   uint32_t n)
 {
@@ -264,7 +217,7 @@ int tw_logger_put(struct tw_logger *l, uint16_t id, const uint32_t *data,
   /* release: as in tw__logger_put */
   STORE(b, (uint32_t)id << 16 | n, RELEASE);
   if (LOAD(&l->waiting, SEQ_CST))
-    wake(l);
+    tw__logger_wake(l);
   return 0;
 }
 #else

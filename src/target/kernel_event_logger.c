@@ -5,8 +5,11 @@
  * atomics: a producer racing a mask or timer change records either with
  * the old or the new setting, never with a torn one.
  */
+#include "tracewire/direct.h"
 #include "tracewire/klog.h"
 #include "tracewire/port.h"
+#include "tracewire/trace.h"
+#include "logger_ring.h"
 
 _Static_assert(TW_CFG_KLOG_CAPACITY >= 2 && TW_CFG_KLOG_CAPACITY <= TW_LOGGER_MAX_WORDS,
                "TW_CFG_KLOG_CAPACITY must be 2..TW_LOGGER_MAX_WORDS words");
@@ -84,6 +87,80 @@ uint32_t tw_klog_timestamp_hz(void)
 {
   return __atomic_load_n(&timer, __ATOMIC_RELAXED) ? 0u : tw_port_timestamp_hz();
 }
+
+#if !TW_CFG_DIRECT /* else src/target/direct.c puts the emitters' events */
+/* The timestamp and payload (1 or 2 words) of an event reserved at slot
+ * s, then its header. Its words cross the buffer's end only where the
+ * capacity is a power of two (tw__ring_reserve_flat): then with a mask. */
+__attribute__((always_inline)) static inline void put_words(uint32_t *buf, uint32_t s, uint32_t hdr,
+                                                            uint32_t a, uint32_t b)
+{
+  const uint32_t cap = TW_CFG_KLOG_CAPACITY, size = hdr & 0xFFu;
+  uint32_t ts = tw__port_timestamp_inline();
+  if (s + size < cap) { /* the usual case: plain stores at fixed offsets */
+    uint32_t *p = &buf[s];
+    p[1] = ts;
+    p[2] = a;
+    if (size > 2u)
+      p[3] = b;
+  } else {
+    buf[(s + 1u) & (cap - 1u)] = ts;
+    buf[(s + 2u) & (cap - 1u)] = a;
+    if (size > 2u)
+      buf[(s + 3u) & (cap - 1u)] = b;
+  }
+  /* release: as in tw__ring_publish */
+  __atomic_store_n(&buf[s], hdr, __ATOMIC_RELEASE);
+}
+
+/* A full ring or pending drops: the general put counts and carries them. */
+__attribute__((noinline, cold)) static void put_now_slow(struct tw_logger *l, uint32_t hdr,
+                                                         uint32_t a, uint32_t b)
+{
+  uint32_t w[3] = { tw_klog_timestamp(), a, b };
+  (void)tw__logger_put(l, (uint16_t)(hdr >> 16), 0, w, hdr & 0xFFu, 0u);
+}
+
+/* The emitters' put (trace.h TW_TRACE_PUT_NOW): hdr = id << 16 | size,
+ * size = 1 + payload words (1 or 2, in a and b). Everything runs inline on
+ * the ring with the rare cases out of line: this is what every generated
+ * kernel/RTOS emitter pays (docs/performance.md). With
+ * TW_CFG_LOGGER_CRITICAL (one core) the whole put is one interrupt lock,
+ * so the event is committed before anything else runs and the emitters'
+ * timestamps are in ring order; lock-free, the clock is read after the
+ * reservation. With a capacity that is not a power of two, an event that
+ * would cross the buffer's end takes the general put too. A custom timer (tw_klog_set_timer) is a call, so its events
+ * take the general put, which keeps this one free of calls and so of
+ * saved registers; TW_CFG_CM_TIMESTAMP_FN is the inline way to another
+ * clock on Cortex-M. */
+void tw__trace_put_now(uint32_t hdr, uint32_t a, uint32_t b)
+{
+  struct tw_logger *l = &klog[CORE()]; /* this core's ring (one: klog[0]) */
+  uint32_t *buf = l->buf, need = 1u + (hdr & 0xFFu), s1;
+  if (__atomic_load_n(&timer, __ATOMIC_RELAXED)) {
+    put_now_slow(l, hdr, a, b);
+    return;
+  }
+  /* the kernel rings' size is a constant here: cheaper index arithmetic */
+#if TW_CFG_LOGGER_CRITICAL
+  uint32_t key = tw__port_irq_lock_inline();
+  s1 = __atomic_load_n(&l->drops_pending, __ATOMIC_RELAXED)
+           ? 0u : tw__ring_reserve_flat(l, need, TW_CFG_KLOG_CAPACITY);
+  if (s1)
+    put_words(buf, s1 - 1u, hdr, a, b);
+  tw__port_irq_unlock_inline(key);
+#else
+  s1 = __atomic_load_n(&l->drops_pending, __ATOMIC_RELAXED)
+           ? 0u : tw__ring_reserve_flat(l, need, TW_CFG_KLOG_CAPACITY);
+  if (s1)
+    put_words(buf, s1 - 1u, hdr, a, b);
+#endif
+  if (!s1) /* pending drops, a full ring, or the buffer's end: the general put */
+    put_now_slow(l, hdr, a, b);
+  else
+    tw__ring_wake(l);
+}
+#endif
 
 void tw_klog_set_timer(tw_klog_timer_fn fn)
 {

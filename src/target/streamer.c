@@ -95,19 +95,23 @@ static uint64_t extend(const struct tw_streamer *s, uint32_t t)
 
 /* ---- packets ----------------------------------------------------------------- */
 
+/* The header words composed directly (the layout of uia.h's
+ * TW_PKT_FIELDS; the golden tests hold them to tw_pkt_init_*): the generic
+ * field accessors cost more code than the whole packet path. */
 static void finish_header(struct tw_streamer *s, uint32_t length)
 {
-  tw_pkt_hdr *h = (tw_pkt_hdr *)s->pkt;
+  uint32_t *h = s->pkt;
 #if TW_CFG_MIN_EVENT_PKT
-  tw_pkt_init_min_event(h, TW_ENDIAN_NATIVE, s->cfg.endpoint & 0x1Fu);
-  tw_pkt_set_min_length(h, length);
+  h[0] = tw_htobe32((uint32_t)TW_PKT_MIN_EVENT << 28 | (uint32_t)TW_ENDIAN_NATIVE << 27 |
+                    (s->cfg.endpoint & 0x1Fu) << 22 | (length & 0xFFFFu));
 #else
-  tw_pkt_init_event(h, TW_ENDIAN_NATIVE, length, s->pkt_seq, s->cfg.priority,
-                    s->cfg.module_id, s->cfg.instance_id, TW_ADDR_HOST, s->cfg.endpoint);
+  h[0] = tw_htobe32((uint32_t)TW_PKT_EVENT << 28 | (uint32_t)TW_ENDIAN_NATIVE << 27 |
+                    (length & 0x07FFFFFFu));
+  h[2] = tw_htobe32((s->cfg.instance_id & 0x7FFFu) << 16 | s->cfg.module_id);
+  h[3] = tw_htobe32((uint32_t)TW_ADDR_HOST << 16 | s->cfg.endpoint);
 #endif
-  tw_pkt_set_seq(h, s->pkt_seq);
-  tw_pkt_set_event_seq(h, s->first_seq & 0x3FFFu);
-  tw_pkt_set_priority(h, s->cfg.priority);
+  h[1] = tw_htobe32((uint32_t)s->pkt_seq << 16 | (s->first_seq & 0x3FFFu) << 2 |
+                    (s->cfg.priority & 3u));
 }
 
 static uint32_t *claim(struct tw_streamer *s, uint32_t words);
@@ -121,9 +125,11 @@ static uint32_t *claim(struct tw_streamer *s, uint32_t words);
 
 static void begin_check(struct tw_streamer *s)
 {
-  uint32_t seq = s->ev_seq, zero = 0;
+  uint32_t seq = s->ev_seq;
   uint32_t *p = claim(s, CHECK_WORDS);
-  (void)tw_record_encode(p, CHECK_WORDS, seq, 0, 0, TW_EV_PKT_CHECK, TW_MOD_CONTROL, &zero, 1);
+  p[0] = tw_evhdr_make(TW_REC_EVENT, CHECK_WORDS * 4, seq);
+  p[1] = (uint32_t)TW_EV_PKT_CHECK << 16 | TW_MOD_CONTROL;
+  p[2] = 0; /* the CRC: end_check() */
 }
 
 static void end_check(struct tw_streamer *s)
@@ -203,13 +209,17 @@ static int write_record(struct tw_streamer *s, int with_ts, uint64_t ts, uint16_
   int rc = make_room(s, words * 4);
   if (rc)
     return rc;
-  uint32_t seq = s->ev_seq;
+  uint32_t seq = s->ev_seq, i = 0;
   uint32_t *p = claim(s, words);
-  rc = tw_record_encode(p, words, seq, with_ts, ts, id, module, payload, n);
-  if (rc < 0)
-    return rc;
-  if (with_ts)
+  p[i++] = tw_evhdr_make(with_ts ? TW_REC_EVENT_TS : TW_REC_EVENT, words * 4, seq);
+  if (with_ts) {
+    p[i++] = (uint32_t)ts;
+    p[i++] = (uint32_t)(ts >> 32);
     wrote_ts(s, ts);
+  }
+  p[i++] = (uint32_t)id << 16 | module;
+  for (uint32_t k = 0; k < n; k++)
+    p[i++] = payload[k];
   return 0;
 }
 
@@ -218,42 +228,51 @@ static int write_control(struct tw_streamer *s, uint16_t id, uint64_t ts, uint32
   return write_record(s, 1, ts, id, TW_MOD_CONTROL, &v, 1);
 }
 
-static int snap_sink(void *ctx, const uint32_t *words, size_t n)
+/* Claim a snapshot record of `words` words (room made) and write its
+ * header, the layout tw_snapshot_encode() gives a record: snapshot id
+ * s->snap_id, file, line and format 0. Returns its data area, whose last
+ * word is zeroed for the padding. */
+static uint8_t *snap_record(struct tw_streamer *s, uint32_t words, int timed, uint64_t ts,
+                            uint32_t idword, uint32_t addr, uint32_t total, uint32_t part)
 {
-  struct tw_streamer *s = ctx;
-  int rc = make_room(s, (uint32_t)n * 4);
-  if (rc)
-    return rc;
-  uint32_t *p = s->pkt + s->fill / 4;
-  if (s->fill == HDR)
-    s->first_seq = (uint16_t)tw_evhdr_seq(words[0]);
-  memcpy(p, words, n * 4);
-  s->fill += (uint32_t)n * 4;
-  s->st.records++;
-  return 0;
+  uint32_t seq = s->ev_seq, i = 0;
+  uint32_t *p = claim(s, words);
+  p[i++] = tw_evhdr_make(timed ? TW_REC_SNAPSHOT_TS : TW_REC_SNAPSHOT, words * 4, seq);
+  if (timed) {
+    p[i++] = (uint32_t)ts;
+    p[i++] = (uint32_t)(ts >> 32);
+    wrote_ts(s, ts);
+  }
+  p[i++] = idword;
+  p[i++] = 0;                          /* file */
+  p[i++] = 0;                          /* line */
+  p[i++] = s->snap_id;
+  p[i++] = addr;                       /* address: offset in the bytes */
+  p[i++] = total << 16 | part;
+  p[i++] = 0;                          /* format */
+  if (part)
+    p[words - 1] = 0;
+  return (uint8_t *)&p[i];
 }
 
-/* One snapshot record: packed word (native order) then the string bytes. */
+/* One NAME or CUSTOM_DECL snapshot, all in one record (SNAP_REC_MAX):
+ * the packed word (native order) then the string's bytes. */
 static int write_snapshot(struct tw_streamer *s, uint16_t id, uint32_t packed, const char *str)
 {
-  uint8_t data[4 + (TW_CFG_DECL_MAX > TW_CFG_NAME_MAX ? TW_CFG_DECL_MAX : TW_CFG_NAME_MAX)];
-  size_t len = strlen(str);
-  uint32_t seq_out;
-  uint64_t ts = ctl_ts(s);
-
-  memcpy(data, &packed, 4);
-  memcpy(data + 4, str, len);
-  /* room first: a packet sent from inside the sink would end with a check
-   * record taking the sequence number the encoder gave this record */
-  int rc = make_room(s, 40u + (uint32_t)(4 + len + 3) / 4u * 4u);
+  uint32_t len = 0;
+  while (str[len])
+    len++;
+  uint32_t words = 10u + (4u + len + 3u) / 4u;
+  int rc = make_room(s, words * 4);
   if (rc)
     return rc;
-  rc = tw_snapshot_encode(snap_sink, s, s->ev_seq, &seq_out, 1, ts, id, TW_MOD_CONTROL,
-                              0, 0, s->snap_id, 0, 0, data, 4 + len, SNAP_REC_MAX);
-  if (rc)
-    return rc;
-  wrote_ts(s, ts);
-  s->ev_seq = (uint16_t)seq_out;
+  uint8_t *d = snap_record(s, words, 1, ctl_ts(s), (uint32_t)id << 16 | TW_MOD_CONTROL, 0,
+                           4u + len, 4u + len);
+  const uint8_t *pk = (const uint8_t *)&packed;
+  for (uint32_t i = 0; i < 4u; i++)
+    d[i] = pk[i];
+  for (uint32_t i = 0; i < len; i++)
+    d[4u + i] = (uint8_t)str[i];
   s->snap_id++;
   return 0;
 }
@@ -312,28 +331,13 @@ static int write_bytes(struct tw_streamer *s, int timed, const uint32_t *payload
     len = (n - 1) * 4; /* never read past what the logger gave */
   do {
     uint32_t part = len - s->poff < room ? len - s->poff : room;
-    uint32_t words = hwords + (part + 3) / 4, i = 0;
+    uint32_t words = hwords + (part + 3) / 4;
     int rc = make_room(s, words * 4);
     if (rc)
       return rc;
-    uint32_t seq = s->ev_seq;
-    uint32_t *p = claim(s, words);
-    p[i++] = tw_evhdr_make(timed ? TW_REC_SNAPSHOT_TS : TW_REC_SNAPSHOT, words * 4, seq);
-    if (timed) {
-      p[i++] = (uint32_t)s->pts;
-      p[i++] = (uint32_t)(s->pts >> 32);
-      wrote_ts(s, s->pts);
-    }
-    p[i++] = (uint32_t)s->prec.id << 16 | TW_MOD_CUSTOM;
-    p[i++] = 0;                          /* file */
-    p[i++] = 0;                          /* line */
-    p[i++] = s->snap_id;
-    p[i++] = s->poff;                    /* address: offset in the bytes */
-    p[i++] = len << 16 | part;
-    p[i++] = 0;                          /* format */
-    if (part % 4)
-      p[words - 1] = 0;
-    memcpy(&p[i], bytes + s->poff, part);
+    uint8_t *d = snap_record(s, words, timed, s->pts, (uint32_t)s->prec.id << 16 | TW_MOD_CUSTOM,
+                             s->poff, len, part);
+    memcpy(d, bytes + s->poff, part);
     s->poff += part;
   } while (s->poff < len);
   s->poff = 0;
@@ -343,14 +347,14 @@ static int write_bytes(struct tw_streamer *s, int timed, const uint32_t *payload
 
 static int write_event(struct tw_streamer *s)
 {
-  const struct tw_event_desc *d = tw_event_desc_by_id(s->prec.id);
+  uint32_t w = tw_event_wire(s->prec.id); /* not the descriptor tables: hosts' */
   const struct tw_custom_decl *c = NULL;
   int timed;
   uint16_t module;
 
-  if (d && !(d->flags & TW_EVF_STREAMER)) {
-    timed = (d->flags & TW_EVF_TIMED) != 0;
-    module = d->module;
+  if (w && !(TW_EVW_FLAGS(w) & TW_EVF_STREAMER)) {
+    timed = (TW_EVW_FLAGS(w) & TW_EVF_TIMED) != 0;
+    module = (uint16_t)TW_EVW_MODULE(w);
   } else {
     c = tw_custom_find(s->prec.id);
     timed = c && c->timed;
@@ -485,7 +489,8 @@ static int push_work(struct tw_streamer *s, int w)
 
 static void pop_work(struct tw_streamer *s)
 {
-  memmove(s->work, s->work + 1, (s->nwork - 1) * sizeof s->work[0]);
+  for (unsigned i = 1; i < s->nwork; i++)
+    s->work[i - 1] = s->work[i];
   s->nwork--;
   s->cursor = 0;
 }
@@ -711,7 +716,11 @@ void tw_streamer_set_congestion(struct tw_streamer *s, int level)
 
 uint32_t tw_streamer_flush_delay(const struct tw_streamer *s)
 {
-  return (uint32_t)((uint64_t)s->cfg.flush_ticks * (uint64_t)(100 + s->congestion) / 100u);
+  /* flush_ticks * (100 + congestion) / 100 without a 64-bit division
+   * (the C library's would be most of the streamer's size); the same
+   * value, modulo 2^32 */
+  uint32_t t = s->cfg.flush_ticks, f = (uint32_t)(100 + s->congestion);
+  return t / 100u * f + t % 100u * f / 100u;
 }
 
 int tw_streamer_flush(struct tw_streamer *s)

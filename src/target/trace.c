@@ -13,22 +13,26 @@
  */
 #include <string.h>
 
+#include "tracewire/events_gen.h"
 #include "tracewire/trace.h"
 
 uint32_t tw_trace_mask;
 
-static const struct tw_name_entry predefined[] = {
-  {TW_OBJ_TASK, 0, 0xFFFEu, "EnterInt"},
-  {TW_OBJ_TASK, 0, 0xFFFFu, "LeaveInt"},
-};
+/* The task numbers that name interrupt context (EnterInt, LeaveInt),
+ * named like their constants in events.def. */
+#define PSEUDO(value, name) {TW_OBJ_TASK, 0, (value), name},
+static const struct tw_name_entry predefined[] = {TW_TASK_PSEUDO_NAMES(PSEUDO)};
+#undef PSEUDO
 #define NPREDEF (sizeof predefined / sizeof predefined[0])
 
 static struct tw_name_entry names[TW_CFG_NAMES];
 static uint32_t nnames;
 static uint32_t nlost;
 
+#if TW_CFG_CUSTOM_DECLS
 static struct tw_custom_decl decls[TW_CFG_CUSTOM_DECLS];
 static uint32_t ndecls;
+#endif
 
 int tw_name_register(enum tw_obj_kind kind, uint16_t number, const char *name, uint8_t prio)
 {
@@ -42,9 +46,9 @@ int tw_name_register(enum tw_obj_kind kind, uint16_t number, const char *name, u
     return TW_ENOSPC;
   }
   struct tw_name_entry *e = &names[n];
-  size_t len = strlen(name);
-  if (len > TW_CFG_NAME_MAX - 1)
-    len = TW_CFG_NAME_MAX - 1;
+  size_t len = 0; /* bounded, and no strlen() pulled into small targets */
+  while (len < TW_CFG_NAME_MAX - 1 && name[len])
+    len++;
   memset(e, 0, sizeof *e);
   e->kind = (uint8_t)kind;
   e->prio = kind == TW_OBJ_TASK ? prio : 0;
@@ -79,6 +83,7 @@ void tw_name_reset(void)
   __atomic_store_n(&nlost, 0, __ATOMIC_RELAXED);
 }
 
+#if TW_CFG_CUSTOM_DECLS
 /* The one-word field types; the host decoder's field_type() knows the same
  * names and what their bits mean. */
 static int word_type(const char *t, size_t tl)
@@ -129,7 +134,7 @@ static int parse_decl(const char *d, int *bytes)
 
 int tw_custom_declare(uint16_t id, int timed, const char *decl)
 {
-  if (id == 0 || tw_event_desc_by_id(id) || !decl || strlen(decl) >= TW_CFG_DECL_MAX)
+  if (id == 0 || tw_event_wire(id) || !decl || strlen(decl) >= TW_CFG_DECL_MAX)
     return TW_EINVAL;
   int bytes = 0;
   int nf = parse_decl(decl, &bytes);
@@ -218,3 +223,4 @@ void tw_custom(uint16_t id, const uint32_t *data, uint32_t n)
   if (k)
     tw__trace_put(id, w, k);
 }
+#endif

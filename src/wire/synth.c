@@ -227,7 +227,7 @@ static int scripted(struct tw_synth *g, struct out *o, unsigned inst)
       return 1;
     }
     w[0] = rnd(g) & 7;       /* one word per field (tw_custom_declare) */
-    w[1] = rnd(g) & 0xFFFF;
+    w[1] = rnd(g) & UINT16_MAX; /* level: U16 */
     w[2] = rnd(g);
     if (!event(g, o, inst, SYNTH_CUSTOM_ID, TW_MOD_CUSTOM, w, 3))
       return 0;
@@ -246,10 +246,10 @@ static int scripted(struct tw_synth *g, struct out *o, unsigned inst)
       d->fields[d->marker_field].obj == TW_OBJ_TASK) {
     /* a task switch, or an interrupt entered (1 in 4) and then left */
     if (g->in_irq[inst])
-      v[d->marker_field] = 0xFFFF;
+      v[d->marker_field] = TW_TASK_SWITCH_LeaveInt;
     else if (rnd(g) % 4 == 0)
-      v[d->marker_field] = 0xFFFE;
-    g->in_irq[inst] = v[d->marker_field] == 0xFFFE;
+      v[d->marker_field] = TW_TASK_SWITCH_EnterInt;
+    g->in_irq[inst] = v[d->marker_field] == TW_TASK_SWITCH_EnterInt;
   } else if (d->marker_field >= 0 && d->nenums) {
     v[d->marker_field] = d->enums[rnd(g) % d->nenums].value;
   }

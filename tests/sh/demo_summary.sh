@@ -23,6 +23,7 @@ set -euo pipefail
 build=$(cd "$1" && pwd); src=$(cd "$2" && pwd)
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail() { echo "demo_summary: FAIL: $*" >&2; exit 1; }
+. "$src/tests/perfetto_validate.sh"
 
 for sc in demo deadlock; do
   out=$tmp/$sc
@@ -65,6 +66,9 @@ for sc in demo deadlock; do
   for f in ctf/metadata trace.perfetto-trace report.html; do
     [ -s "$out/$f" ] || fail "$sc: $out/$f missing or empty"
   done
+  # the Perfetto file: Perfetto's protos and rules, switches per task as analyze
+  perfetto_validate "$src" "$build/tools/tracewire" "$out/trace.perfetto-trace" "$out/trace.twt" >&2 ||
+    fail "$sc: the Perfetto export fails tests/perfetto_check.py"
   if command -v babeltrace2 >/dev/null; then
     records=$(babeltrace2 "$out/ctf" 2>/dev/null | wc -l)
     control=$(sed -n 's/^events .* and \([0-9]*\) control records.*/\1/p' "$out/summary.txt")

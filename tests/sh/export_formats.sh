@@ -34,7 +34,16 @@ elif [ "${CI:-}" = true ]; then
   fail "jq not installed (Debian package jq)"
 fi
 
-PYTHONPATH="$(dirname "$0")" python3 - "$tmp/print.txt" "$tmp/t.perfetto-trace" "$tmp/t.json" "$tmp/csv" <<'EOF'
+# Perfetto's protos (PERFETTO_PROTO at configure time; `make` passes
+# ../shared/third_party/perfetto/perfetto_trace.proto) and protoc.
+PROTO=${TW_PERFETTO_PROTO:-}
+if ! command -v protoc >/dev/null || [ -z "$PROTO" ] || [ ! -f "$PROTO" ]; then
+  [ "${CI:-}" = true ] && fail "protoc or perfetto_trace.proto missing (Debian package protobuf-compiler; PERFETTO_PROTO='$PROTO')"
+  echo "SKIP: protoc (Debian package 'protobuf-compiler') or perfetto_trace.proto (cmake -DPERFETTO_PROTO=...) missing" >&2
+  exit 77
+fi
+PYTHONPATH="$(dirname "$0")" python3 - "$tmp/print.txt" "$tmp/t.perfetto-trace" "$tmp/t.json" "$tmp/csv" \
+  "$(dirname "$0")/../perfetto_check.py" "$tmp/sum.json" "$PROTO" <<'EOF'
 import csv, json, os, re, sys
 from collections import Counter, defaultdict
 
@@ -86,112 +95,49 @@ others = [e for e in events if e[3] != 'TaskSwitch']
 endpoints = {e[1] for e in events}
 cores = {(e[1], e[2]) for e in events}
 
-# ---- the protobuf reader: tests/sh/pbwire.py -------------------------------------
-from pbwire import fields
-def one(fs, n, default=None):
-    v = [x for f, x in fs if f == n]
-    return v[-1] if v else default
-def many(fs, n):
-    return [x for f, x in fs if f == n]
-
-data = open(sys.argv[2], 'rb').read()
-tracks, names, ann_names = {}, {}, {}
-instants, begins, ends, counters, flows_out, flows_in = [], Counter(), Counter(), defaultdict(list), [], []
-open_slices = Counter()
-for f, pkt in fields(data):
-    if f != 1:
-        fail('Trace field %d is not a packet' % f)
-    p = fields(pkt)
-    if one(p, 10) != 1:
-        fail('packet not on trusted sequence 1')
-    for ind in many(p, 12):
-        for kf, e in fields(ind):
-            ef = fields(e)
-            (names if kf == 2 else ann_names)[one(ef, 1)] = one(ef, 2).decode()
-    td = one(p, 60)
-    if td is not None:
-        d = fields(td)
-        u = one(d, 1)
-        t = {'parent': one(d, 5), 'name': (one(d, 2) or b'').decode()}
-        if one(d, 3) is not None:
-            pd = fields(one(d, 3)); t.update(kind='process', pid=one(pd, 1), name=one(pd, 6).decode())
-        elif one(d, 4) is not None:
-            th = fields(one(d, 4)); t.update(kind='thread', pid=one(th, 1), tid=one(th, 2), name=one(th, 5).decode())
-        elif one(d, 8) is not None:
-            t.update(kind='counter')
-        else:
-            fail('track %x of no kind' % u)
-        if t['parent'] and t['parent'] not in tracks:
-            fail('track %x before its parent' % u)
-        tracks[u] = t
-    te = one(p, 11)
-    if te is not None:
-        e = fields(te)
-        ts, typ, tu = one(p, 8), one(e, 9), one(e, 11)
-        if ts is None or tu not in tracks:
-            fail('track event without timestamp or with an undeclared track %s' % tu)
-        iid = one(e, 10)
-        if iid is not None and iid not in names:
-            fail('event name iid %d used before it was interned' % iid)
-        name = names.get(iid) if iid is not None else (one(e, 23) or b'').decode()
-        if typ == 1:
-            begins[tu] += 1; open_slices[tu] += 1
-        elif typ == 2:
-            ends[tu] += 1; open_slices[tu] -= 1
-            if open_slices[tu] < 0:
-                fail('slice end without a begin on track %x' % tu)
-        elif typ == 3:
-            args = {}
-            for a in many(e, 4):
-                af = fields(a)
-                an = ann_names.get(one(af, 1)) if one(af, 1) is not None else one(af, 10).decode()
-                if an is None:
-                    fail('annotation name iid used before it was interned')
-                args[an] = one(af, 6).decode() if one(af, 6) is not None else one(af, 3)
-            instants.append((ts, tu, name, args))
-            flows_out += many(e, 47); flows_in += many(e, 48)
-        elif typ == 4:
-            counters[tu].append((ts, one(e, 30)))
-        else:
-            fail('track event type %s' % typ)
-
-procs = [t for t in tracks.values() if t['kind'] == 'process']
-threads = [t for t in tracks.values() if t['kind'] == 'thread']
-ctrs = {u: t for u, t in tracks.items() if t['kind'] == 'counter'}
-if sorted(t['pid'] for t in procs) != sorted(endpoints):
-    fail('processes %s, endpoints %s' % ([t['pid'] for t in procs], sorted(endpoints)))
-core_tracks = {u for u, t in tracks.items() if t['kind'] == 'thread' and re.fullmatch(r'cpu\d+', t['name'])}
-if len(core_tracks) != len(cores):
-    fail('%d core tracks for %d cores' % (len(core_tracks), len(cores)))
-task_names = {t['name'] for t in threads} - {t['name'] for u, t in tracks.items() if u in core_tracks} 
+# ---- Perfetto: protoc with the real protos, then Perfetto's rules ------------------
+# (tests/perfetto_check.py; the summary is what it saw)
+import subprocess
+chk = subprocess.run([sys.executable, sys.argv[5], '--summary', sys.argv[6], sys.argv[7], sys.argv[2]],
+                     capture_output=True, text=True)
+if chk.returncode != 0:
+    fail('perfetto_check: ' + chk.stdout + chk.stderr)
+s = json.load(open(sys.argv[6]))[sys.argv[2]]
+kinds = Counter(k for k, _ in s['tracks'])
+if kinds['process'] != len(endpoints):
+    fail('%d processes for %d endpoints' % (kinds['process'], len(endpoints)))
+task_names = set(s['threads'].values())
 for want in ('idle', 'sensor_task', 'control_loop'):
     if want not in task_names:
-        fail('no thread track for task %s (have %s)' % (want, sorted(task_names)))
-if any(open_slices.values()):
-    fail('slices left open: %s' % {hex(k): v for k, v in open_slices.items() if v})
-core_begins = sum(begins[u] for u in core_tracks)
-if core_begins != len(to_task):
-    fail('%d run slices on cores, print has %d switches to a task' % (core_begins, len(to_task)))
-if sorted(i[0] for i in instants) != sorted(e[0] for e in others):
-    fail('instant timestamps differ from print (%d instants, %d non-switch events)' % (len(instants), len(others)))
-if Counter(i[2].split()[0] for i in instants) != Counter(e[3] for e in others):
-    fail('instant names differ from print')
-marked = [e for e in others if e[5]]
-if sum(1 for i in instants if 'marker' in i[3]) != len(marked):
-    fail('marker args: %d, print shows %d markers' % (sum(1 for i in instants if 'marker' in i[3]), len(marked)))
-if not flows_out or not flows_in or not set(flows_in) <= set(flows_out):
-    fail('flows: %d started, %d ended, ends without a start: %s' % (len(flows_out), len(flows_in), set(flows_in) - set(flows_out)))
-cn = {t['name'] for t in ctrs.values()}
-for want in ['ready tasks'] + ['cpu%d load %%' % c for c in sorted({c for _, c in cores})]:
+        fail('no thread for task %s (have %s)' % (want, sorted(task_names)))
+if s['cpus'] != len(cores):
+    fail('%d CPUs for %d cores' % (s['cpus'], len(cores)))
+nsw = sum(s['switches'].values())
+if nsw != len(to_task):
+    fail('%d switches to a task in the sched data, print has %d' % (nsw, len(to_task)))
+if sorted(s['instant_ts']) != sorted(e[0] for e in others):
+    fail('instant timestamps differ from print (%d instants, %d non-switch events)' % (len(s['instant_ts']), len(others)))
+if Counter({}) + Counter({k.split()[0]: 0 for k in s['instants']}) is None:
+    pass
+got_kinds = Counter()
+for k, n in s['instants'].items():
+    got_kinds[k.split()[0]] += n
+if got_kinds != Counter(e[3] for e in others):
+    fail('instant names differ from print: %s' % (got_kinds - Counter(e[3] for e in others)))
+if not s['flows']:
+    fail('no flow from a give to the task it releases')
+if s['lost_slices'] < sum(1 for e in events if e[3] == 'Drops'):
+    fail('%d lost-events slices for %d Drops records' % (s['lost_slices'], sum(1 for e in events if e[3] == 'Drops')))
+cn = {n for k, n in s['tracks'] if k == 'counter'}
+for want in ['ready tasks'] + ['cpu%d load %%' % c for c in range(len(cores))]:
     if want not in cn:
         fail('no counter track %r (have %s)' % (want, sorted(cn)))
 if not any(n.startswith('sem ') for n in cn):
     fail('no semaphore counter track')
-for u, vals in counters.items():
-    if tracks[u]['name'].startswith('cpu') and not all(0 <= v <= 100 for _, v in vals):
-        fail('CPU load outside 0..100')
-print('perfetto: %d tracks, %d instants, %d run slices, %d flows, %d counter values' % (
-    len(tracks), len(instants), core_begins, len(flows_in), sum(len(v) for v in counters.values())))
+if not s['irqs'] or not s['wakings'] or not s['blocked']:
+    fail('no interrupts, wake-ups or blocked reasons in the sched data')
+print('perfetto: %d tracks, %d instants, %d switches, %d wake-ups, %d flows' % (
+    len(s['tracks']), len(s['instant_ts']), nsw, sum(s['wakings'].values()), s['flows']))
 
 # ---- JSON ------------------------------------------------------------------------
 j = json.load(open(sys.argv[3]))
@@ -214,6 +160,24 @@ if len(lost) < sum(1 for e in events if e[3] == 'Drops'):
     fail('JSON: %d lost-events slices for %d Drops records' % (len(lost), sum(1 for e in events if e[3] == 'Drops')))
 if not any(e['ph'] == 'C' for e in ev) or not any(e['ph'] == 'f' for e in ev):
     fail('JSON: no counters or no flows')
+# Flows bind as viewers bind them: a start to the slice open on its thread
+# at its time; an end (no "bp") to the next slice that begins on its thread.
+spans = defaultdict(list)
+stack = defaultdict(list)
+for e in (e for e in ev if e['ph'] in 'BE'):  # in file order: they balance so
+    k = (e['pid'], e['tid'])
+    if e['ph'] == 'B':
+        stack[k].append(e['ts'])
+    else:
+        spans[k].append((stack[k].pop(), e['ts']))
+for e in ev:
+    if e['ph'] == 's' and not any(b <= e['ts'] <= en for b, en in spans[(e['pid'], e['tid'])]):
+        fail('JSON flow %s starts where no slice is open (%s)' % (e['id'], e))
+    if e['ph'] == 'f':
+        if 'bp' in e:
+            fail('JSON flow end binds to an enclosing slice: %s' % e)
+        if not any(b >= e['ts'] for b, en in spans[(e['pid'], e['tid'])]):
+            fail('JSON flow %s ends with no slice after it on its thread' % e['id'])
 print('json: %d trace events' % len(ev))
 
 # ---- CSV -------------------------------------------------------------------------

@@ -46,4 +46,13 @@ while read -r f; do
   cmp "$G/$f" "$tmp/out/$f" || fail "$f differs from its golden"
   n=$((n + 1))
 done < <(cd "$G" && find . -type f | sort)
+# The golden Perfetto file itself passes protoc and Perfetto's rules.
+if command -v protoc >/dev/null && [ -f "${TW_PERFETTO_PROTO:-}" ]; then
+  python3 "$S/tests/perfetto_check.py" "$TW_PERFETTO_PROTO" "$G/trace.perfetto-trace" >/dev/null \
+    || fail "the golden Perfetto file fails tests/perfetto_check.py"
+elif [ "${CI:-}" = true ]; then
+  fail "protoc or perfetto_trace.proto missing (Debian package protobuf-compiler; PERFETTO_PROTO)"
+else
+  echo "export_golden: NOTE: Perfetto rules not checked: protoc (Debian package 'protobuf-compiler') or PERFETTO_PROTO missing" >&2
+fi
 echo "export_golden: ok ($n files byte for byte)"

@@ -60,6 +60,8 @@ PY
 "$tw" export -q "$tmp/t.uia" -f perfetto -o "$tmp/t.pftrace"
 grep -qa 'time inferred' "$tmp/t.pftrace" || fail "perfetto: no 'time inferred' instant"
 grep -qa 'inferred' "$tmp/t.pftrace" || fail "perfetto: no inferred arg"
+. "$S/tests/perfetto_validate.sh"
+perfetto_validate "$S" "$tw" "$tmp/t.pftrace" >&2 || fail "the Perfetto export fails tests/perfetto_check.py"
 
 "$tw" export -q "$tmp/t.uia" -f ctf -o "$tmp/ctf"
 grep -q '_time_inferred' "$tmp/ctf/metadata" || fail "ctf: no twin class in the metadata"

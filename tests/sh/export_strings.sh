@@ -43,6 +43,8 @@ done
 "$tw" export -q "$tmp/t.bin" -f json -o "$tmp/t.json"
 "$tw" export -q "$tmp/t.bin" -f csv -o "$tmp/csv"
 "$tw" export -q "$tmp/t.bin" -f perfetto -o "$tmp/t.pftrace"
+. "$2/tests/perfetto_validate.sh"
+perfetto_validate "$2" "$tw" "$tmp/t.pftrace" >&2 || fail "the Perfetto export fails tests/perfetto_check.py"
 babeltrace2 "$tmp/ctf" > "$tmp/bt.txt" 2> "$tmp/bt.err" \
   || fail "babeltrace2 cannot read the CTF trace: $(head -5 "$tmp/bt.err")"
 

@@ -33,6 +33,8 @@ fi
 "$tw" export -q "$tmp/t.bin" -f csv -o "$tmp/csv"
 "$tw" export -q "$tmp/t.bin" -f json -o "$tmp/t.json"
 "$tw" export -q "$tmp/t.bin" -f perfetto -o "$tmp/t.pftrace"
+. "$2/tests/perfetto_validate.sh"
+perfetto_validate "$2" "$tw" "$tmp/t.pftrace" >&2 || fail "the Perfetto export fails tests/perfetto_check.py"
 "$tw" export -q "$tmp/t.bin" -f ctf -o "$tmp/ctf"
 "$tw" sources "$tmp/t.bin" --source Thermo > "$tmp/sources.txt"
 # The exporters as MTI plugins (.so) see the same events: same bytes.

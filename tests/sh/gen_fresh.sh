@@ -31,4 +31,16 @@ if python3 "$src/tools/gen/gen_events.py" --root "$tmp" --check 2>/dev/null; the
   echo "gen_fresh.sh: a changed meaning was not reported stale" >&2
   exit 1
 fi
+# The interrupt task numbers are the vocabulary's (TW_TASK_SWITCH_EnterInt,
+# TW_TASK_PSEUDO_*), never written out by hand (STYLE.md): no 0xFFFE in C
+# outside the generated files, in code (comments may say it; tests check
+# the wire's values; uia.h's broadcast address is another 0xFFFE).
+if lit=$(cd "$src" && grep -rnI --include='*.c' --include='*.h' --include='*.cpp' -i '0xfffe\b\|0xfffeu' \
+           src sim tools examples include firmware firmware-freertos |
+         grep -v '^include/tracewire/events_gen.h:\|^src/common/events_desc.c:\|TW_ADDR_BROADCAST' |
+         grep -v '^[^:]*:[0-9]*: *\(/\*\|\*\)'); then
+  echo "gen_fresh.sh: a literal interrupt task number outside generated code:" >&2
+  echo "$lit" >&2
+  exit 1
+fi
 echo "gen_fresh.sh: generated files are fresh"

@@ -39,11 +39,16 @@ MARKER_NAMES = ["None", "Up", "Down", "Push", "UpBlock", "DownBlock", "UpUp",
 # What an event does to the RTOS state model (include/tracewire/model/meaning.h:
 # enum tw_act, enum tw_obj_act; the C code uses the names, not the order).
 ACTS = ["NONE", "RUN", "BLOCK", "WAIT", "DELAY", "NOTIFY_WAIT", "READY", "SUSPEND",
-        "RESUME", "CREATE", "DELETE", "PRIO_SET", "PRIO_INHERIT", "PRIO_DISINHERIT",
-        "IRQ_ENTER", "IRQ_EXIT", "IRQ_NAME", "LOSS", "NAME", "TRACE_START", "TRACE_STOP"]
+        "RESUME", "NOTIFY", "CREATE", "DELETE", "PRIO_SET", "PRIO_INHERIT",
+        "PRIO_DISINHERIT", "IRQ_ENTER", "IRQ_EXIT", "IRQ_NAME", "LOSS", "NAME", "TRACE_START",
+        "TRACE_STOP"]
+# The acts on a task (the rest act on the core or the trace).
+TASK_ACTS = ACTS[ACTS.index("RUN"):ACTS.index("PRIO_DISINHERIT") + 1]
 OBJ_ACTS = ["NONE", "LOCK", "UNLOCK", "LOCK_INC", "LOCK_DEC", "GIVE", "GIVE_MANY", "TAKE",
             "RELEASE", "RELEASE_MANY", "RELEASE_ALL", "ADD", "SUB", "EMPTY", "CREATE",
-            "CREATE_BINARY", "DELETE"]
+            "CREATE_BINARY", "DELETE", "CONSUME", "SIGNAL", "CREATE_MAX"]
+# Where a row's task comes from (enum tw_task_src in meaning.h).
+TASK_SRCS = ["NONE", "FIELD", "OBJECT", "RUNNING"]
 MODULES = {"KERNEL": 1, "RTOS": 2, "CONTROL": 3, "CUSTOM": 4}
 FLAGS = {"TIMED": 1, "STREAMER": 2}
 MASK_BITS = 32  # ids 1..32 are logger mask bits (seed 004)
@@ -198,12 +203,21 @@ def add_meaning(by_name, where, args):
     okind = ev["fields"][of]["obj"] if of >= 0 and ev["fields"][of]["obj"] != "NONE" else "NONE"
     if oact != "NONE" and of < 0:
         raise DefError("%s: %s acts on an object but %s names none" % (where, oact, name))
-    if act not in ("NONE", "IRQ_ENTER", "IRQ_EXIT", "IRQ_NAME", "LOSS", "NAME", "TRACE_START",
-                   "TRACE_STOP") and tf < 0:
-        raise DefError("%s: %s acts on a task but %s has no TASK field" % (where, act, name))
+    # The task a task act acts on: the TASK field; else the object, when the
+    # event names its kind (an OBJKIND field: a task is an object too); else
+    # the task running on the event's core (events.def: events with no task
+    # field were done by it).
+    if tf >= 0:
+        src = "FIELD"
+    elif act in TASK_ACTS and kf >= 0 and of >= 0:
+        src = "OBJECT"
+    elif act in TASK_ACTS:
+        src = "RUNNING"
+    else:
+        src = "NONE"
     ev["meanings"].append(dict(const=const, value=value, act=act, oact=oact,
                                vfield=field(vfield, "value"), tfield=tf, ofield=of,
-                               kfield=kf, okind=okind, where=where))
+                               kfield=kf, okind=okind, src=src, where=where))
 
 
 def owner(by_name, events, name, where):
@@ -297,6 +311,10 @@ def gen_header(events):
  *   TW_TRACE_ON(id)            nonzero when event id is being recorded
  *   TW_TRACE_NOW()             the 32-bit timestamp
  *   TW_TRACE_PUT(id, w, n)     append n words (timestamp first) to the logger
+ * and may supply (else it is made of the two above):
+ *   TW_TRACE_PUT_NOW(id, n, a, b)  append the timestamp, read by the logger,
+ *                              and n (1 or 2) payload words a, b: the plain
+ *                              emitters' put, without an array on the stack
  * Freestanding.
  */
 #ifndef TRACEWIRE_EVENTS_GEN_H
@@ -310,6 +328,8 @@ enum tw_event_id {
         o.append("  TW_EV_%s = %d, /* %s */\n" % (ev["name"], ev["id"], ev["seed"]))
     o.append("};\n\n")
     o.append("#define TW_EV_COUNT %d /* events in the vocabulary */\n" % len(events))
+    o.append("#define TW_EV_MAX_ID %d /* the highest id in the vocabulary */\n"
+             % max(ev["id"] for ev in events))
     maxw = max(ev["words"] for ev in events)
     o.append("#define TW_EV_MAX_PAYLOAD_WORDS %d /* largest packed payload */\n\n" % maxw)
     for ev in events:
@@ -328,6 +348,8 @@ enum tw_event_id {
                          % (ev["name"], e["name"], val, MARKER_NAMES[MARKERS.index(e["marker"])], e["doc"]))
             o.append("};\n")
         o.append("\n")
+    o.append(gen_pseudo_tasks(events))
+    o.append(gen_wire(events))
     o.append("#endif /* TRACEWIRE_EVENTS_GEN_H */\n\n")
 
     o.append("""/* ---- part 2: emitters ------------------------------------------------- */
@@ -336,6 +358,13 @@ enum tw_event_id {
 
 #ifndef TW_CFG_TRACE
 #define TW_CFG_TRACE 1
+#endif
+#ifndef TW_TRACE_PUT_NOW
+#define TW_TRACE_PUT_NOW(id, n, a, b)                                          \
+  do {                                                                         \
+    uint32_t tw_w_[3] = { TW_TRACE_NOW(), (a), (b) };                          \
+    TW_TRACE_PUT((id), tw_w_, 1u + (n));                                       \
+  } while (0)
 #endif
 """)
     for ev in events:
@@ -348,6 +377,75 @@ enum tw_event_id {
             continue
         o.append(gen_emitter(ev))
     o.append("#endif /* emitters */\n")
+    return "".join(o)
+
+
+def pseudo_tasks(events):
+    """The constants of a marker field that names a task: task numbers that
+    name no task (interrupt context entered and left)."""
+    out = []
+    for ev in events:
+        if ev["mfield"] is None:
+            continue
+        f = ev["fields"][ev["mindex"]]
+        if f["obj"] == "TASK":
+            out.extend((ev, e) for e in ev["enums"])
+    return sorted(out, key=lambda p: p[1]["value"])
+
+
+def gen_pseudo_tasks(events):
+    ps = pseudo_tasks(events)
+    if not ps:
+        return ""
+    first = ps[0][1]["value"]
+    if [p[1]["value"] for p in ps] != list(range(first, first + len(ps))) or \
+            first + len(ps) - 1 != 0xFFFF:
+        raise DefError("%s: the task numbers a TASK marker field names must be the top ones, "
+                       "without a hole" % ps[0][0]["where"])
+    o = ["/* Task numbers that name no task: the constants of a marker field that\n"
+         " * names a task (interrupt context). Numbers from TW_TASK_PSEUDO_FIRST up\n"
+         " * are never a task's; X(constant, \"Name\") for each, lowest first. */\n"]
+    o.append("#define TW_TASK_PSEUDO_FIRST 0x%Xu\n" % first)
+    o.append("#define TW_TASK_PSEUDO_NAMES(X)")
+    for ev, e in ps:
+        o.append(" \\\n  X(TW_%s_%s, %s)" % (ev["name"], e["name"], c_str(e["name"])))
+    o.append("\n\n")
+    return "".join(o)
+
+
+def gen_wire(events):
+    """tw_event_wire(): module and flags per id, in runs of nearby ids."""
+    runs = []
+    for ev in sorted(events, key=lambda e: e["id"]):
+        if runs and ev["id"] - runs[-1][-1]["id"] <= 4:
+            runs[-1].append(ev)
+        else:
+            runs.append([ev])
+    o = ["""/* The two facts target code needs about an event, without the descriptor
+ * tables of src/common/events_desc.c (names and docs, for hosts): its
+ * record module id (TW_EVW_MODULE) and TW_EVF_* flags (TW_EVW_FLAGS); 0
+ * for an id the vocabulary does not have. Any context. */
+#define TW_EVW_MODULE(w) ((w) & 0xFFu)
+#define TW_EVW_FLAGS(w) ((w) >> 8)
+static inline uint32_t tw_event_wire(uint32_t id)
+{
+"""]
+    for k, run in enumerate(runs):
+        first = 0 if run[0]["id"] <= 4 else run[0]["id"]
+        last = run[-1]["id"]
+        by_id = {ev["id"]: ev for ev in run}
+        vals = []
+        for i in range(first, last + 1):
+            ev = by_id.get(i)
+            vals.append("0" if ev is None else "0x%04X" % (ev["flags"] << 8 | MODULES[ev["module"]]))
+        o.append("  static const uint16_t r%d_[%d] = { %s }; /* ids %d..%d */\n"
+                 % (k, len(vals), ", ".join(vals), first, last))
+    for k, run in enumerate(runs):
+        first = 0 if run[0]["id"] <= 4 else run[0]["id"]
+        n = run[-1]["id"] - first + 1
+        idx = "id" if first == 0 else "id - %du" % first
+        o.append("  if (%s < %du)\n    return r%d_[%s];\n" % (idx, n, k, idx))
+    o.append("  return 0;\n}\n\n")
     return "".join(o)
 
 
@@ -377,8 +475,15 @@ def gen_emitter(ev):
     s.append("  }\n#else\n  (void)ts; %s\n#endif\n}\n" % voids)
     s.append("static inline void tw_%s(%s)\n{\n#if %s\n  if (TW_TRACE_ON(TW_EV_%s)) {\n"
              % (n, params or "void", cond, ev["name"]))
-    s.append("    uint32_t ts = TW_TRACE_NOW();\n")
-    s.extend(body)
+    if 1 <= ev["words"] <= 2:
+        # the usual put: payload words in registers, the logger stamps it
+        words = [w.split(" = ", 1)[1].rstrip(";\n") for w in body[2:-1]]
+        words += ["0u"] * (2 - len(words))
+        s.append("    TW_TRACE_PUT_NOW(TW_EV_%s, %d, %s, %s);\n"
+                 % (ev["name"], ev["words"], words[0], words[1]))
+    else:
+        s.append("    uint32_t ts = TW_TRACE_NOW();\n")
+        s.extend(body)
     s.append("  }\n#else\n  %s\n#endif\n}\n\n" % (voids or ""))
     return "".join(s).replace("#else\n  \n#endif", "#endif")
 
@@ -514,11 +619,12 @@ const struct tw_meaning tw_meanings[] = {
         for m in rows:
             o.append("  {.id = TW_EV_%s, .any = %d, .value = %s, .act = TW_ACT_%s, "
                      ".obj_act = TW_OACT_%s,\n   .task_field = %d, .obj_field = %d, "
-                     ".kind_field = %d, .value_field = %d, .obj_kind = TW_OBJ_%s, .row = %d},\n"
+                     ".kind_field = %d, .value_field = %d, .obj_kind = TW_OBJ_%s, .row = %d,\n"
+                     "   .task_src = TW_TASK_FROM_%s},\n"
                      % (ev["name"], m["value"] is None,
                         "0" if m["value"] is None else "TW_%s_%s" % (ev["name"], m["const"]),
                         m["act"], m["oact"], m["tfield"], m["ofield"], m["kfield"],
-                        m["vfield"], m["okind"], n))
+                        m["vfield"], m["okind"], n, m["src"]))
             n += 1
     o.append("};\nconst size_t tw_nmeanings = %d;\n\n" % n)
     o.append("static const char *const act_names[TW_ACT_COUNT] = {\n")

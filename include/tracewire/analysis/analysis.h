@@ -74,13 +74,16 @@ struct tw_an_finding {
   enum tw_an_finding_kind kind;
   int core;
   uint64_t t0, t1;           /* the exact window (ns); t1 = end of trace when still open */
-  uint64_t ns;               /* inverted time (inversion), wait (starvation, blocked) */
+  uint64_t ns;               /* inverted time (inversion; a bounded one: its wait), wait
+                                (starvation, blocked) */
   int across_gap;            /* events were lost inside [t0, t1] (or before, for a state
                                 the finding relies on): the conclusion may be wrong */
   int ntasks, nobjs;
   uint16_t tasks[TW_AN_MAX_INVOLVED];   /* inversion: high, low (owner), middle... */
   uint8_t obj_kinds[TW_AN_MAX_INVOLVED]; /* enum tw_obj_kind */
   uint16_t objs[TW_AN_MAX_INVOLVED];
+  int bounded;               /* inversion: no middle task ran, the holder inherited the
+                                waiter's priority; ns is the wait (t0 block, t1 release) */
 };
 
 struct tw_an_loss {
@@ -165,8 +168,11 @@ const char *tw_an_finding_name(enum tw_an_finding_kind k); /* "priority_inversio
 const char *tw_an_state_name(enum tw_an_state s);           /* "running" */
 
 /* Queries used by tests and the report. -1 / NULL when unknown. A task is
- * listed on its home core: the core it last ran on (else where it was
- * first seen), among the tasks of that core's endpoint. */
+ * listed on every core it ran on, and on its home core: the core it last
+ * ran on (else where it was first seen), among the tasks of that core's
+ * endpoint. CPU time, switches and load are the core's share (a task that
+ * migrates is counted on each core for what it got there, never twice);
+ * states, latency and inheritance are the task's. */
 struct tw_an_task_stats {
   uint16_t task;
   int prio;                  /* -1: no NAME record */
@@ -174,9 +180,15 @@ struct tw_an_task_stats {
   uint8_t wait_kind;
   uint32_t wait_obj;
   uint64_t ns[TW_AN_NSTATES]; /* time in each state */
-  uint64_t cpu_ns;           /* CPU time (running, interrupts excluded) */
-  uint64_t switches_in;
+  uint64_t cpu_ns;           /* CPU time on this core (running, interrupts excluded) */
+  uint64_t switches_in;      /* on this core */
   const struct tw_hist *latency; /* ISR release -> running */
+  uint8_t wait;              /* what a BLOCKED task waits for (enum tw_rtos_wait: an
+                                object, a condition, time, a notification) */
+  uint64_t inherits;         /* times its priority was raised by inheritance */
+  uint64_t inherited_ns;     /* time it ran, or waited, at an inherited priority */
+  int inherited_max;         /* the highest priority it inherited (-1: none) */
+  int home;                  /* 1: this is its home core (where it last ran) */
 };
 int tw_an_task(const struct tw_an *a, int core, uint16_t task, struct tw_an_task_stats *out);
 struct tw_an_obj_stats {

@@ -32,6 +32,7 @@ enum tw_act {
   TW_ACT_READY,           /* the task is released: ready (by the object, if the event names one) */
   TW_ACT_SUSPEND,         /* the task is suspended */
   TW_ACT_RESUME,          /* a suspended task is ready again */
+  TW_ACT_NOTIFY,          /* the task is notified: one blocked on a notification is ready */
   TW_ACT_CREATE,          /* the task exists from now, ready (value: its priority, if given) */
   TW_ACT_DELETE,          /* the task is gone: it leaves the analyses */
   TW_ACT_PRIO_SET,        /* base priority := value */
@@ -70,10 +71,25 @@ enum tw_obj_act {
   TW_OACT_CREATE_BINARY,  /* a semaphore of at most one unit: a lock whose holder is its
                              taker (value: its count, if given) */
   TW_OACT_DELETE,         /* the object is gone: free, count 0 */
+  TW_OACT_CONSUME,        /* count - 1, nobody holds it (a message or bytes taken away) */
+  TW_OACT_SIGNAL,         /* the object is signalled (bits set, data written): its waiters
+                             may be released; no count is kept */
+  TW_OACT_CREATE_MAX,     /* the object exists from now, with at most value units (a
+                             semaphore's maximum count; 1 makes a semaphore binary); how
+                             many it starts with is not said: 0 as a lower bound */
   TW_OACT_COUNT
 };
 
 #define TW_MEANING_NO_FIELD (-1)
+
+/* Which task a row's task act acts on (the generator works it out). */
+enum tw_task_src {
+  TW_TASK_FROM_NONE,      /* none: the row acts on no task */
+  TW_TASK_FROM_FIELD,     /* the event's TASK field (task_field) */
+  TW_TASK_FROM_OBJECT,    /* the object, when its kind (kind_field) is a task */
+  TW_TASK_FROM_RUNNING    /* the task running on the event's core (none inside an
+                             interrupt): events that name no task were done by it */
+};
 
 struct tw_meaning {
   uint16_t id;            /* event id */
@@ -89,6 +105,7 @@ struct tw_meaning {
   uint16_t row;           /* its index in tw_meanings: a key for tables of one's own
                              (pointers may point into another copy of the table: a
                              plugin's; the row does not) */
+  uint8_t task_src;       /* enum tw_task_src */
 };
 
 /* Sorted by id; an id's rows for one value come before its `any` row. */

@@ -218,8 +218,15 @@ struct tw_rtos;
 
 int tw_rtos_create(struct tw_rtos **out);
 void tw_rtos_destroy(struct tw_rtos *m);
-/* Adds an observer (TW_ENOSPC beyond TW_RTOS_MAX_OBSERVERS). */
+/* Adds an observer of every kind of change (TW_ENOSPC beyond
+ * TW_RTOS_MAX_OBSERVERS). */
 int tw_rtos_observe(struct tw_rtos *m, tw_rtos_fn fn, void *ctx);
+/* An observer of the kinds in `kinds` only (TW_RTOS_CH_BIT(k) of each):
+ * a kind nobody asked for is not made at all (an object change costs the
+ * model its bookkeeping per event). */
+#define TW_RTOS_CH_BIT(k) (1u << (k))
+#define TW_RTOS_CH_ALL (TW_RTOS_CH_BIT(TW_RTOS_NCH) - 1u)
+int tw_rtos_observe_kinds(struct tw_rtos *m, tw_rtos_fn fn, void *ctx, uint32_t kinds);
 void tw_rtos_unobserve(struct tw_rtos *m, tw_rtos_fn fn, void *ctx);
 /* One event, in time order per stream (streams may interleave). 0, or
  * TW_ENOMEM when a new task, object, core or name could not be stored:

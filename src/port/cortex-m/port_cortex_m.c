@@ -31,26 +31,17 @@
 
 #define DEMCR      (*(volatile uint32_t *)0xE000EDFCu)
 #define DWT_CTRL   (*(volatile uint32_t *)0xE0001000u)
-#define DWT_CYCCNT (*(volatile uint32_t *)0xE0001004u)
 
 void tw_port_cm_init(void)
 {
   DEMCR |= 1u << 24;  /* TRCENA: power the DWT */
-  DWT_CYCCNT = 0;
+  TW_CM_DWT_CYCCNT = 0;
   DWT_CTRL |= 1u;     /* CYCCNTENA */
 }
 
-#ifdef TW_CFG_CM_TIMESTAMP_FN
-uint32_t TW_CFG_CM_TIMESTAMP_FN(void);
-#endif
-
 uint32_t tw_port_timestamp(void)
 {
-#ifdef TW_CFG_CM_TIMESTAMP_FN
-  return TW_CFG_CM_TIMESTAMP_FN();
-#else
-  return DWT_CYCCNT;
-#endif
+  return tw__port_timestamp_inline();
 }
 
 uint32_t tw_port_timestamp_hz(void)
@@ -93,21 +84,10 @@ void tw_port_wake(uint32_t *word)
 
 uint32_t tw_port_irq_lock(void)
 {
-  uint32_t key;
-#ifdef TW_CFG_CM_BASEPRI
-  __asm volatile("mrs %0, basepri\n\tmsr basepri_max, %1"
-                 : "=&r"(key) : "r"((uint32_t)(TW_CFG_CM_BASEPRI)) : "memory");
-#else
-  __asm volatile("mrs %0, primask\n\tcpsid i" : "=r"(key) :: "memory");
-#endif
-  return key;
+  return tw__port_irq_lock_inline();
 }
 
 void tw_port_irq_unlock(uint32_t key)
 {
-#ifdef TW_CFG_CM_BASEPRI
-  __asm volatile("msr basepri, %0" :: "r"(key) : "memory");
-#else
-  __asm volatile("msr primask, %0" :: "r"(key) : "memory");
-#endif
+  tw__port_irq_unlock_inline(key);
 }
