@@ -250,6 +250,50 @@ static void every_bit_flip_is_caught(void **state)
   cap_free(&c);
 }
 
+/* A target that starts again with other firmware, without checks: its new
+ * session is read (a restart) and from then on the stream needs no
+ * checks. Only a session start can say so (decoder.h). */
+static void restart_without_checks(void **state)
+{
+  (void)state;
+  static struct cap a, b;
+  static struct got g, gb;
+  struct books bk;
+  cap_init(&a);
+  cap_init(&b);
+  session(&a, 1);
+  session(&b, 0);
+  decode(b.buf, b.len, &gb, &bk);
+  uint8_t *both = malloc(a.len + b.len);
+  memcpy(both, a.buf, a.len);
+  memcpy(both + a.len, b.buf, b.len);
+  struct tw_conn *c;
+  struct tw_reader *r;
+  struct tw_decoder *d;
+  memset(&g, 0, sizeof g);
+  assert_int_equal(tw_conn_mem_open(both, a.len + b.len, &c), 0);
+  assert_int_equal(tw_reader_open(&r, c, NULL), 0);
+  assert_int_equal(tw_decoder_open(&d, NULL), 0);
+  g.d = d;
+  tw_decoder_on_event(d, on_event, &g);
+  assert_int_equal(tw_decoder_run(d, r), 0);
+  const struct tw_stream_stats *st = tw_decoder_stream(d, 0);
+  assert_int_equal(st->restarts, 1);
+  assert_int_equal(st->check_failed, 0);
+  assert_int_equal(st->checked, a.npkts);
+  assert_int_equal(st->events_lost + st->unexplained, 0);
+  /* the second session's events all came through, the same values */
+  assert_true(g.n >= gb.n);
+  for (size_t i = 0; i < gb.n; i++)
+    assert_string_equal(g.line[g.n - gb.n + i], gb.line[i]);
+  tw_decoder_close(d);
+  tw_reader_close(r);
+  tw_conn_close(c);
+  free(both);
+  cap_free(&a);
+  cap_free(&b);
+}
+
 /* The nibble-table CRC against the definition, bit by bit. */
 static uint16_t crc_bitwise(const uint8_t *p, size_t n)
 {
@@ -283,6 +327,7 @@ int main(void)
     cmocka_unit_test(every_packet_checked),
     cmocka_unit_test(same_events_with_and_without),
     cmocka_unit_test(every_bit_flip_is_caught),
+    cmocka_unit_test(restart_without_checks),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

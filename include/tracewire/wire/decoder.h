@@ -34,7 +34,9 @@
  *
  * Payload check (docs/wire-format.md, "Payload check"): a packet that ends
  * with a PKT_CHECK record is verified (CRC-16/CCITT-FALSE of its bytes);
- * from the first verified one on, a stream's packets must all carry one.
+ * from the first verified one on, a stream's packets must all carry one,
+ * until a session starts again without them (the restart signature
+ * above: a target with other firmware).
  * A packet that fails (wrong CRC, or none where the stream has them) is
  * dropped whole before anything in it is used (its address may be the
  * damaged part), counted in check_failed and said (TW_DIAG_CHECK); its
