@@ -4,8 +4,9 @@
 # src/target and src/port/cortex-m, include/ on the include path.
 #   scripts/cross.sh build   cortex-m3, -Os, objects + libtracewire.a in build-arm/
 #   scripts/cross.sh size    cortex-m4 text/data/bss per module (arm-none-eabi-size), the
-#                            logger core's budget, then the minimal and full configurations
-#                            as linked, with their budgets (scripts/size_configs.py)
+#                            logger core's budget, then the minimal, streamed and full
+#                            configurations as linked, with the minimal one's budgets
+#                            (scripts/size_configs.py)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-build}

@@ -23,7 +23,10 @@
  *
  * Built with TW_CFG_DIRECT=1 (the minimal configuration) the events go
  * straight into an RTT channel (tracewire/direct.h), which "drain" empties
- * as a probe would; the custom event case is skipped (none in that build).
+ * as a probe would. Built as the streamed minimal configuration
+ * (TW_CFG_STREAMER_MINIMAL, TW_CFG_LOGGER_WAKE=0) they go into the ring as
+ * by default, without the check for a sleeping consumer. Without custom
+ * events (TW_CFG_CUSTOM_DECLS=0, both of those) their case is skipped.
  *
  * Output, one line per case on the semihosting console:
  *   tw-bench <case> <instructions per op x100>
@@ -117,7 +120,7 @@ __attribute__((noinline)) static void op_isr_pair(void)
   tw_task_switch(TW_TASK_SWITCH_LeaveInt);
 }
 
-#if !TW_CFG_DIRECT
+#if TW_CFG_CUSTOM_DECLS
 __attribute__((noinline)) static void op_custom4(void)
 {
   static const uint32_t d[4] = { 1, 2, 3, 4 };
@@ -211,7 +214,7 @@ int main(void)
     say("FAIL", "direct recording set-up", 0, 0);
     return 1;
   }
-#else
+#elif TW_CFG_CUSTOM_DECLS
   if (tw_custom_declare(CUSTOM_ID, 1, "Bench a:U32 b:U32 c:U32 d:U32") < 0) {
     say("FAIL", "custom_declare", 0, 0);
     return 1;
@@ -243,7 +246,7 @@ int main(void)
     { "event2", op_event2, 0 },
     { "task_switch", op_task_switch, 0 },
     { "isr_pair", op_isr_pair, 0 },
-#if !TW_CFG_DIRECT
+#if TW_CFG_CUSTOM_DECLS
     { "custom4", op_custom4, 0 },
 #endif
     { "masked", op_masked, 0 },

@@ -6,10 +6,15 @@
  * Minimal configuration (TW_CFG_DIRECT=1, TW_CFG_CUSTOM_DECLS=0,
  * TW_CFG_MIN_EVENT_PKT=1): kernel/RTOS events framed into packets straight
  * into one transport, an RTT up channel (direct recording,
- * tracewire/direct.h), names, no command service, no custom events. Full
- * configuration (the defaults): the event logger ring, the streamer, the
- * command service on the RTT down channel, custom events, the kernel
- * hooks, STOP and statistics, as the firmware demo links them.
+ * tracewire/direct.h), names, no command service, no custom events.
+ * Streamed configuration (TW_CFG_STREAMER_MINIMAL=1, TW_CFG_LOGGER_WAKE=0,
+ * the same two): the same program through the event logger ring, the
+ * minimal streamer and its packets, into the RTT up channel. Both record
+ * from start-up on and never stop, emitting a task switch and a mutex
+ * event (the emitters' 1- and 2-word put). Full configuration (the
+ * defaults): the event logger ring, the streamer, the command service on
+ * the RTT down channel, custom events, the kernel hooks, STOP and
+ * statistics, as the firmware demo links them.
  *
  * The application's own code (this file, the emitters inlined into it,
  * start-up) is not counted; every object of the recording stack is, and
@@ -47,6 +52,26 @@ int main(void)
   for (uint32_t i = 0;; i++) {
     tw_task_switch((uint16_t)i);
     tw_mutex(1, 2, TW_MUTEX_Lock);
+  }
+}
+#elif TW_CFG_STREAMER_MINIMAL
+struct tw_streamer tw_size_streamer;
+
+int main(void)
+{
+  struct tw_streamer *s = &tw_size_streamer;
+  tw_port_cm_init();
+  tw_rtt_init(&rtt);
+  tw_rtt_config_up(&rtt, 0, "tracewire", up_buf, sizeof up_buf, TW_RTT_SKIP);
+  tw_name_register(TW_OBJ_TASK, 1, "main", 1);
+  const struct tw_streamer_cfg cfg = { .send = tw_rtt_send, .send_ctx = &rtt, .endpoint = 1,
+                                       .initial_mask = ~0u };
+  if (tw_streamer_init(s, &cfg) < 0 || tw_streamer_start(s) < 0)
+    return 1;
+  for (uint32_t i = 0;; i++) {
+    tw_task_switch((uint16_t)i);
+    tw_mutex(1, 2, TW_MUTEX_Lock);
+    tw_streamer_poll(s, 0);
   }
 }
 #else

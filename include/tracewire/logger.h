@@ -40,6 +40,14 @@ extern "C" {
 #  endif
 #endif
 
+/* 0: puts never wake a consumer (saving each put a barrier, a load and a
+ * branch), and tw_logger_get_wait looks again once a tick instead of
+ * sleeping until a put wakes it: for a consumer that polls anyway (the
+ * minimal configuration's streamer, docs/performance.md). */
+#ifndef TW_CFG_LOGGER_WAKE
+#  define TW_CFG_LOGGER_WAKE 1
+#endif
+
 #define TW_LOGGER_MAX_DATA 255u           /* data words per event */
 #define TW_LOGGER_MAX_WORDS 0x40000000u    /* ring capacity limit, words */
 #define TW_WAIT_FOREVER    0xFFFFFFFFu     /* timeout for tw_logger_get_wait */

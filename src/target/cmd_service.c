@@ -8,6 +8,9 @@
  * keep command order. A command that finds the FIFO full is not executed:
  * it gets a QUEUE_FULL NACK, tried once. No allocation; one thread (the
  * streamer's), so no locks.
+ *
+ * Not built with the minimal configuration's streamer
+ * (TW_CFG_STREAMER_MINIMAL): that firmware takes no commands.
  */
 #include <string.h>
 
@@ -15,6 +18,8 @@
 #include "tracewire/streamer.h"
 #include "tracewire/trace.h"
 #include "tracewire/vocab.h"
+
+#if !TW_CFG_STREAMER_MINIMAL
 
 #define BODY_MAX (TW_CFG_CMD_MAX_BYTES - TW_MSG_HDR_BYTES - TW_FOOTER_BYTES)
 
@@ -365,3 +370,4 @@ int tw_cmd_receive(struct tw_cmd *c, const void *pkt, size_t len)
   reply(c, &m, &r);
   return 0;
 }
+#endif /* !TW_CFG_STREAMER_MINIMAL */

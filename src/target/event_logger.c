@@ -75,24 +75,8 @@
 #define LOAD TW__LOAD
 #define STORE TW__STORE
 
-#if TW_CFG_LOGGER_CRITICAL
-static uint32_t xchg(uint32_t *p, uint32_t v)
-{
-  uint32_t key = tw_port_irq_lock(), old = LOAD(p, RELAXED);
-  STORE(p, v, RELAXED);
-  tw_port_irq_unlock(key);
-  return old;
-}
-static void add(uint32_t *p, uint32_t v)
-{
-  uint32_t key = tw_port_irq_lock();
-  STORE(p, LOAD(p, RELAXED) + v, RELAXED);
-  tw_port_irq_unlock(key);
-}
-#else
-#define xchg(p, v) __atomic_exchange_n((p), (v), __ATOMIC_RELAXED)
-#define add(p, v)  ((void)__atomic_fetch_add((p), (v), __ATOMIC_RELAXED))
-#endif
+#define xchg tw__ring_xchg
+#define add tw__ring_add
 
 #define slot tw__ring_slot
 #define advance tw__ring_advance
@@ -132,41 +116,7 @@ void tw__logger_wake(struct tw_logger *l)
 int tw__logger_put(struct tw_logger *l, uint16_t id, const uint32_t *first,
                    const uint32_t *data, uint32_t n, uint32_t wraps)
 {
-  uint32_t size = n + (first != 0), cap = l->cap;
-  uint32_t hdr = (uint32_t)id << 16 | size;
-  uint32_t need = 1u + size + (wraps != 0), drops = 0, h;
-
-  if (size - 1u >= TW_LOGGER_MAX_DATA || need > cap) {
-    tw__logger_reject(l);
-    return TW_ETOOBIG;
-  }
-  if (LOAD(&l->drops_pending, RELAXED) && (drops = xchg(&l->drops_pending, 0u)) != 0) {
-    if (need < cap) { /* else the event fills the ring: see the top */
-      need++;
-      hdr |= HDR_DROPS;
-    }
-  }
-  if (!reserve(l, &h, need)) {
-    add(&l->drops_pending, drops + 1u);
-    add(&l->drops_total, 1u);
-    return TW_ENOSPC;
-  }
-  uint32_t *b = l->buf, s = slot(cap, h), k = s;
-  if (hdr & HDR_DROPS)
-    b[k = step(cap, k)] = drops;
-  else if (drops)
-    l->whole_drops = drops; /* ours until the consumer retires the event */
-  if (wraps) {
-    b[k = step(cap, k)] = wraps;
-    hdr |= HDR_WRAPS;
-  }
-  if (first)
-    b[k = step(cap, k)] = *first;
-  for (uint32_t i = 0; i < n; i++)
-    b[k = step(cap, k)] = data[i];
-  /* release, then the waiting check (seq_cst, see top) */
-  tw__ring_commit(l, s, hdr);
-  return 0;
+  return tw__ring_put(l, id, first, data, n, wraps, l->cap);
 }
 
 #if defined(__OPTIMIZE__) && !defined(__OPTIMIZE_SIZE__) && !TW_CFG_LOGGER_CRITICAL
@@ -216,8 +166,7 @@ int tw_logger_put(struct tw_logger *l, uint16_t id, const uint32_t *data,
     b[1u + k] = data[k];
   /* release: as in tw__logger_put */
   STORE(b, (uint32_t)id << 16 | n, RELEASE);
-  if (LOAD(&l->waiting, SEQ_CST))
-    tw__logger_wake(l);
+  tw__ring_wake(l);
   return 0;
 }
 #else
@@ -228,55 +177,26 @@ int tw_logger_put(struct tw_logger *l, uint16_t id, const uint32_t *data,
 }
 #endif
 
-/* Header of the oldest committed event, or 0. */
-static uint32_t peek(struct tw_logger *l, uint32_t t)
-{
-  /* acquire: pairs with the producer's release of the header */
-  return LOAD(&l->buf[slot(l->cap, t)], ACQUIRE);
-}
-
-static uint32_t event_words(uint32_t hdr)
-{
-  return 1u + (hdr & 0xFFu) + (hdr >> 8 & 1u) + (hdr >> 9 & 1u); /* HDR_DROPS, HDR_WRAPS */
-}
-
-/* The word after slot *k, which the consumer retires as it reads it. */
-static uint32_t take(uint32_t *b, uint32_t cap, uint32_t *k)
-{
-  uint32_t *w = &b[*k = step(cap, *k)], v = *w;
-  *w = 0u;
-  return v;
-}
-
 int tw_logger_get(struct tw_logger *l, struct tw_logger_rec *rec,
                   uint32_t *buf, uint32_t cap)
 {
+  struct tw__ring_ev v;
   if (!l || !rec || !buf || !cap)
     return TW_EINVAL;
-  uint32_t t = l->tail, c = l->cap, *b = l->buf, s = slot(c, t), k = s;
-  uint32_t hdr = peek(l, t);
-  if (!hdr)
+  if (!tw__ring_peek(l, &v, l->cap))
     return 0;
-  uint32_t size = hdr & 0xFFu;
-  rec->id = (uint16_t)(hdr >> 16);
+  uint32_t size = v.hdr & 0xFFu;
+  rec->id = (uint16_t)(v.hdr >> 16);
   rec->size = (uint16_t)size;
   if (size > cap) {
     rec->dropped = 0; /* the drops are reported once, with the event itself */
     return TW_EMSGSIZE;
   }
-  /* every word is zeroed as it is read (a loop of its own would become a
-   * memset call, dearer than the few words of an event). whole_drops is 0
-   * unless this event fills the ring and carries drops (see the top) */
-  rec->dropped = hdr & HDR_DROPS ? take(b, c, &k) : l->whole_drops;
-  l->whole_drops = 0u;
-  rec->wraps = hdr & HDR_WRAPS ? take(b, c, &k) : 0u;
+  rec->dropped = v.dropped;
+  rec->wraps = v.wraps;
   for (uint32_t i = 0; i < size; i++)
-    buf[i] = take(b, c, &k);
-  STORE(&b[s], 0u, RELAXED);
-  /* release: our reads and zeroing happen before producers reuse words
-   * (whole_drops too) */
-  STORE(&l->tail, advance(c, t, event_words(hdr)), RELEASE);
-  l->retrieved++;
+    buf[i] = tw__ring_word(l, &v, i, l->cap);
+  tw__ring_retire(l, &v, l->cap);
   return (int)size;
 }
 
@@ -300,6 +220,8 @@ int tw_logger_get_wait(struct tw_logger *l, struct tw_logger_rec *rec,
     uint32_t left = timeout == TW_WAIT_FOREVER ? timeout : timeout - spent;
     if (LOAD(&l->head, SEQ_CST) != l->tail)
       left = ++polls < 64u ? 0u : 1u;
+    else if (!TW_CFG_LOGGER_WAKE && left)
+      left = 1u; /* no put wakes us (logger.h): look again every tick */
     tw__wait(&l->waiting, 1u, left);
     STORE(&l->waiting, 0u, RELAXED);
   }
@@ -318,7 +240,7 @@ void tw_logger_stats(struct tw_logger *l, struct tw_logger_stats *st)
   uint32_t cap = l->cap, s = slot(cap, l->tail), queued = 0, hdr;
   uint32_t u = used(cap, LOAD(&l->head, ACQUIRE), l->tail);
   for (uint32_t w = 0; w < u && (hdr = LOAD(&l->buf[at(cap, s, w)], ACQUIRE)) != 0;
-       w += event_words(hdr))
+       w += tw__ring_event_words(hdr))
     queued++;
   st->retrieved = l->retrieved;
   st->puts = l->retrieved + queued;

@@ -113,12 +113,29 @@ __attribute__((always_inline)) static inline void put_words(uint32_t *buf, uint3
   __atomic_store_n(&buf[s], hdr, __ATOMIC_RELEASE);
 }
 
+/* The emitters' general put (tw__trace_put, and put_now's rare cases):
+ * the logger's put with the kernel rings' capacity a constant and no
+ * leading or wraps word, so only the steps it uses are built; a full ring
+ * and pending drops are counted and carried as by tw__logger_put. */
+__attribute__((noinline)) static void klog_put(struct tw_logger *l, uint32_t id, const uint32_t *w,
+                                               uint32_t n)
+{
+  (void)tw__ring_put(l, (uint16_t)id, 0, w, n, 0u, TW_CFG_KLOG_CAPACITY);
+}
+
+void tw__trace_put(uint16_t id, const uint32_t *words, uint32_t n)
+{
+  /* void: a full ring is counted by the logger as an exact drop */
+  if (words)
+    klog_put(&klog[CORE()], id, words, n);
+}
+
 /* A full ring or pending drops: the general put counts and carries them. */
 __attribute__((noinline, cold)) static void put_now_slow(struct tw_logger *l, uint32_t hdr,
                                                          uint32_t a, uint32_t b)
 {
   uint32_t w[3] = { tw_klog_timestamp(), a, b };
-  (void)tw__logger_put(l, (uint16_t)(hdr >> 16), 0, w, hdr & 0xFFu, 0u);
+  klog_put(l, hdr >> 16, w, hdr & 0xFFu);
 }
 
 /* The emitters' put (trace.h TW_TRACE_PUT_NOW): hdr = id << 16 | size,

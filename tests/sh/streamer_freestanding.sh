@@ -2,7 +2,8 @@
 # The instrumentation API, streamer and command service are target code:
 # each public header compiles on its own (twice: include guard), and the
 # sources compile freestanding for a little- and a big-endian Cortex-M,
-# also with the MinEventPkt option and with tracing configured out.
+# also with the MinEventPkt option, as the streamed minimal configuration,
+# and with tracing configured out.
 set -euo pipefail
 b=$1 src=$2
 CC=${CROSS_CC:-arm-none-eabi-gcc}
@@ -26,6 +27,11 @@ for endian in -mlittle-endian -mbig-endian; do
   done
   "$CC" "${flags[@]}" "$endian" -c "$src/src/common/events_desc.c" -o "$out/ed$endian.o"
   "$CC" "${flags[@]}" "$endian" -DTW_CFG_MIN_EVENT_PKT=1 -c "$src/src/target/streamer.c" -o "$out/smin.o"
+  # the streamed minimal configuration (docs/performance.md): every target source
+  for f in "$src"/src/target/*.c; do
+    "$CC" "${flags[@]}" "$endian" -DTW_CFG_STREAMER_MINIMAL=1 -DTW_CFG_LOGGER_WAKE=0 \
+      -DTW_CFG_CUSTOM_DECLS=0 -DTW_CFG_MIN_EVENT_PKT=1 -c "$f" -o "$out/streamed.o"
+  done
   printf '#include "tracewire/trace.h"\nvoid f(void);\nvoid f(void) { tw_mutex(1, 2, 3); tw_sleep(4, 5); }\n' > "$out/off.c"
   "$CC" "${flags[@]}" "$endian" -DTW_CFG_TRACE=0 -c "$out/off.c" -o "$out/off.o"
   # configured out, the emitters leave no call behind
