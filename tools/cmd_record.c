@@ -44,6 +44,7 @@
 #include "live_ui.h"
 #include "tracewire/wire/cmd_client.h"
 #include "tracewire/io/conn_rtt_gdb.h"
+#include "tracewire/io/file.h"
 #include "tracewire/io/gdb.h"
 #include "tracewire/io/sys.h"
 #include "tracewire/twt/trace_file.h"
@@ -65,7 +66,8 @@ void tw_cli_record_help(FILE *f)
         "                                 mode=auto|halt|nonstop (docs/rtt.md)\n"
         "  FILE                           a file of raw packets\n"
         "options:\n"
-        "  --mask MASK        event mask to set before START (bit n-1 = event id n)\n"
+        "  --mask MASK        event mask to set before START (bit n-1 = event id n;\n"
+        "                     0 to 0xFFFFFFFF, decimal or 0x hex)\n"
         "  --duration S       stop after S seconds\n"
         "  --idle S           stop when nothing arrived for S seconds (after the first bytes)\n"
         "  --no-commands      do not send commands (the target streams by itself)\n"
@@ -190,34 +192,47 @@ static int pump(void *ctx, int timeout_ms)
   return n;
 }
 
-static void totals(const struct rec *R, unsigned long long *events, unsigned long long *ring,
-                   unsigned long long *lost, unsigned long long *bytes)
+/* What record counts live: each loss by its cause, never folded into
+ * another (unexplained gaps are not transport loss; a restart is none). */
+struct counts {
+  unsigned long long events, ring, lost, unexplained, restarts, bytes;
+};
+
+static void totals(const struct rec *R, struct counts *c)
 {
-  *events = *ring = *lost = *bytes = 0;
+  memset(c, 0, sizeof *c);
   for (size_t k = 0; k < R->n; k++) {
     const struct rsrc *s = &R->src[k];
-    *events += s->events;
-    *bytes += tw_reader_stats(s->r)->bytes;
+    c->events += s->events;
+    c->bytes += tw_reader_stats(s->r)->bytes;
     for (size_t i = 0; i < tw_decoder_nstreams(s->d); i++) {
       const struct tw_stream_stats *st = tw_decoder_stream(s->d, i);
-      *ring += st->ring_drops;
-      *lost += st->events_lost + st->unexplained;
+      c->ring += st->ring_drops;
+      c->lost += st->events_lost;
+      c->unexplained += st->unexplained;
+      c->restarts += st->restarts;
     }
   }
 }
 
 static void show_counts(const struct rec *R, double secs, int final)
 {
-  unsigned long long events, ring, lost, bytes;
-  totals(R, &events, &ring, &lost, &bytes);
+  struct counts c;
+  totals(R, &c);
+  char more[96] = ""; /* (causes that are usually zero, said only when not) */
+  int n = 0;
+  if (c.unexplained)
+    n = snprintf(more, sizeof more, ", %llu unexplained", c.unexplained);
+  if (c.restarts)
+    snprintf(more + n, sizeof more - (size_t)n, ", %llu restart%s", c.restarts,
+             c.restarts == 1 ? "" : "s");
+  double rate = secs > 0 ? (double)c.events / secs : 0.0;
   if (final) /* (a full-screen live view keeps it for after) */
     cli_msg("tracewire record: %llu events (%.0f/s), drops: %llu ring overflow, %llu lost in "
-            "transport, %llu bytes", events, secs > 0 ? (double)events / secs : 0.0, ring, lost,
-            bytes);
+            "transport%s, %llu bytes", c.events, rate, c.ring, c.lost, more, c.bytes);
   else
     fprintf(stderr, "\r\033[Krecording: %llu events (%.0f/s), drops: %llu ring overflow, %llu lost "
-            "in transport, %llu bytes", events, secs > 0 ? (double)events / secs : 0.0, ring, lost,
-            bytes);
+            "in transport%s, %llu bytes", c.events, rate, c.ring, c.lost, more, c.bytes);
 }
 
 /* The live view's counters: every source, losses by cause. */
@@ -414,7 +429,7 @@ int tw_cli_record(int argc, char **argv)
     {"reconnect", no_argument, 0, 'r'}, {"no-footer", no_argument, 0, 'F'},
     {"live", no_argument, 0, 'L'}, {"linger", no_argument, 0, 'G'}, {0, 0, 0, 0},
   };
-  const char *from[MAX_FROM], *out = NULL;
+  const char *from[MAX_FROM], *out = NULL; /* out "-": standard output */
   size_t nfrom = 0;
   long long duration = -1, idle = -1;
   uint32_t mask = 0;
@@ -431,26 +446,20 @@ int tw_cli_record(int argc, char **argv)
       break;
     case 'o': out = optarg; break;
     case 'm': {
-      char *end;
-      mask = (uint32_t)strtoul(optarg, &end, 0);
-      if (*end) {
-        cli_err("record: bad mask '%s'", optarg);
+      unsigned long long v; /* "" used to set 0, an overflow 0xFFFFFFFF */
+      if (cli_opt_num("record", "--mask", optarg, 0, 0xFFFFFFFFu, &v) < 0)
         return TW_EXIT_USAGE;
-      }
+      mask = (uint32_t)v;
       have_mask = 1;
       break;
     }
     case 'd':
-      if ((duration = cli_parse_seconds(optarg)) < 0) {
-        cli_err("record: bad duration '%s'", optarg);
+      if (cli_opt_seconds("record", "--duration", optarg, &duration) < 0)
         return TW_EXIT_USAGE;
-      }
       break;
     case 'i':
-      if ((idle = cli_parse_seconds(optarg)) < 0) {
-        cli_err("record: bad idle time '%s'", optarg);
+      if (cli_opt_seconds("record", "--idle", optarg, &idle) < 0)
         return TW_EXIT_USAGE;
-      }
       break;
     case 'n': no_cmd = 1; break;
     case 'q': quiet = 1; break;
@@ -471,8 +480,16 @@ int tw_cli_record(int argc, char **argv)
   char err[512];
   R.out = out;
   R.tty = !quiet && !live && isatty(2);
-  if (tw_twt_create(out, &R.w, err, sizeof err) < 0) {
+  /* a source that is a file (or FIFO) is an input: the trace may not be
+   * written over it (it would feed on its own output) */
+  struct tw_file_id ids[MAX_FROM];
+  for (size_t k = 0; k < nfrom; k++)
+    tw_file_guard(from[k], &ids[k]);
+  int created = tw_twt_create(out, &R.w, err, sizeof err);
+  if (created < 0) {
     cli_err("record: %s", err);
+    for (size_t k = 0; k < nfrom; k++)
+      tw_file_unguard(&ids[k]);
     return TW_EXIT_ERROR;
   }
   tw_twt_writer_index(R.w, 0); /* a time index for print --filter time= (no memory: none) */
@@ -520,10 +537,10 @@ int tw_cli_record(int argc, char **argv)
       why = "duration reached";
       break;
     }
-    unsigned long long bytes, events, ring, lost;
-    totals(&R, &events, &ring, &lost, &bytes);
-    if (bytes != seen) {
-      seen = bytes;
+        struct counts cn;
+    totals(&R, &cn);
+    if (cn.bytes != seen) {
+      seen = cn.bytes;
       last_data = now;
     }
     if (idle >= 0 && last_data && now - last_data >= (unsigned long long)idle) {
@@ -615,5 +632,7 @@ int tw_cli_record(int argc, char **argv)
     tw_reader_close(R.src[k].r);
     tw_conn_close(R.src[k].conn);
   }
+  for (size_t k = 0; k < nfrom; k++)
+    tw_file_unguard(&ids[k]);
   return status;
 }

@@ -39,7 +39,7 @@ void tw_cli_summary_help(FILE *f)
 /* What the decoder saw (first pass). */
 struct counts {
   unsigned long long events, control, drops_records, streams;
-  unsigned long long ring, pkts_lost, events_lost, unexplained;
+  unsigned long long ring, pkts_lost, events_lost, unexplained, restarts;
   uint32_t freq_hz;
   int mixed_freq;
 };
@@ -77,6 +77,7 @@ static int count(const char *path, struct counts *c)
       c->pkts_lost += s->pkts_lost;
       c->events_lost += s->events_lost;
       c->unexplained += s->unexplained;
+      c->restarts += s->restarts;
       if (c->freq_hz && s->freq_hz != c->freq_hz)
         c->mixed_freq = 1;
       c->freq_hz = s->freq_hz;
@@ -235,6 +236,9 @@ static void print(void *vctx, struct tw_an *an)
   printf("drops     %llu events lost: ring overflow %llu (%llu DROPS records), transport %llu "
          "(%llu packets), unexplained %llu\n",
          lost, c->ring, c->drops_records, c->events_lost, c->pkts_lost, c->unexplained);
+  if (c->restarts) /* not loss: the target started its sequence numbers again */
+    printf("restarts  %llu: the target started again; what it sent before each restart and "
+           "did not arrive is not counted\n", c->restarts);
   int ncores = tw_an_ncores(an);
   for (int core = 0; core < ncores && core < SUMMARY_CORES; core++)
     print_load(an, core, ncores);
@@ -275,12 +279,9 @@ int tw_cli_summary(int argc, char **argv)
   while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
     switch (c) {
     case 's': {
-      char *end;
-      unsigned long long ms = strtoull(optarg, &end, 0);
-      if (*end || !ms || ms > 86400000ull) {
-        cli_err("summary: --starve-ms %s: expected 1..86400000", optarg);
+      unsigned long long ms;
+      if (cli_opt_num("summary", "--starve-ms", optarg, 1, 86400000u, &ms) < 0)
         return TW_EXIT_USAGE;
-      }
       run.starve_ns = ms * 1000000ull;
       break;
     }
@@ -294,16 +295,17 @@ int tw_cli_summary(int argc, char **argv)
     return TW_EXIT_USAGE;
   }
   run.path = argv[optind];
-  if (!strcmp(run.path, "-")) {
-    cli_err("summary: needs a file (several passes), not stdin");
-    return TW_EXIT_USAGE;
-  }
+  /* several passes: a stream (stdin, a FIFO) is read from a copy */
+  if (tw_input_spool(run.path) != 0)
+    return TW_EXIT_ERROR;
   struct counts counts;
   int rc = count(run.path, &counts);
-  if (rc == TW_EXIT_ERROR)
-    return rc;
-  struct ctx ctx = { &counts };
-  run.after = print;
-  run.ctx = &ctx;
-  return cli_an_run(&run);
+  if (rc != TW_EXIT_ERROR) {
+    struct ctx ctx = { &counts };
+    run.after = print;
+    run.ctx = &ctx;
+    rc = cli_an_run(&run);
+  }
+  tw_input_unspool(run.path);
+  return cli_stdout_status("summary", rc);
 }

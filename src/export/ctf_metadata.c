@@ -134,9 +134,9 @@ char *tw__ctf_event_tsdl(const struct tw_event_desc *d, unsigned id, int inferre
   FILE *f = open_memstream(&buf, &len);
   if (!f)
     return NULL;
-  int bad = put_event(f, d, id, inferred) < 0;
-  bad |= fclose(f) != 0; /* closed either way (clang -Werror: no | of two booleans) */
-  if (bad) {
+  int rc = put_event(f, d, id, inferred);
+  /* closed whatever put_event said: the stream owns buf until then */
+  if (fclose(f) != 0 || rc < 0) {
     free(buf);
     return NULL;
   }
