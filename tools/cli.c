@@ -9,13 +9,42 @@
 #include "tracewire/io/file.h"
 #include "tracewire/wire/merge.h"
 
+static void (*sink)(void *ctx, const char *line);
+static void *sink_ctx;
+
+void cli_set_sink(void (*fn)(void *ctx, const char *line), void *ctx)
+{
+  sink = fn;
+  sink_ctx = ctx;
+}
+
+static void say(const char *prefix, const char *fmt, va_list ap)
+{
+  if (sink) { /* a full-screen view is up: it keeps the line */
+    char line[1024];
+    size_t n = (size_t)snprintf(line, sizeof line, "%s", prefix);
+    vsnprintf(line + n, sizeof line - n, fmt, ap);
+    sink(sink_ctx, line);
+    return;
+  }
+  fputs(prefix, stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+}
+
 void cli_err(const char *fmt, ...)
 {
   va_list ap;
   va_start(ap, fmt);
-  fputs("tracewire: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
+  say("tracewire: ", fmt, ap);
+  va_end(ap);
+}
+
+void cli_msg(const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  say("", fmt, ap);
   va_end(ap);
 }
 

@@ -33,6 +33,11 @@ int cli_stdout_not_input(const char *cmd, const char *path);
 int cli_stdout_status(const char *cmd, int rc);
 
 void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A line on stderr as it is (no "tracewire: " before it). */
+void cli_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* While fn is set, cli_err and cli_msg lines go to it instead of stderr
+ * (a full-screen view keeps them: tools/live_ui.c). NULL: stderr again. */
+void cli_set_sink(void (*fn)(void *ctx, const char *line), void *ctx);
 /* "1.5" -> ns: digits with an optional fraction, up to 1.8e10 s; -1 for
  * anything else (a sign, an exponent, inf, nan, spaces, a suffix). */
 long long cli_parse_seconds(const char *s);
