@@ -13,6 +13,8 @@ pick() { if [ $small = 1 ]; then echo "$2"; else echo "$1"; fi; }
 "$b/bench/bench_mti" "$(pick 20 1)"   # MTI dispatch per delivered event vs a direct call
 "$b/bench/bench_analysis" "$(pick 10000000 100000)"   # analyses and the HTML report on a 10M-event trace vs decode+model
 "$b/bench/bench_export" "$(pick 64 4)"     # CTF/Perfetto export, and reading vs babeltrace2 reading the CTF
+"$b/bench/bench_check" "$(pick 20000 50)"  # the streamer with the payload check vs without it
+bash "$(dirname "$0")/bench_live.sh" "$b" "$(pick 400M 20M)" "$(pick 5 1)"   # record vs record --live at full speed
 # FreeRTOS: a queue send+receive pair on the real kernel (POSIX port) without
 # and with the tracewire hooks (needs FREERTOS_KERNEL_PATH at configure time)
 if [ -x "$b/bench/bench_freertos_queue_plain" ]; then

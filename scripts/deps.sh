@@ -7,7 +7,8 @@ set -euo pipefail
 pkgs=(cmake make gcc g++ pkg-config libcmocka-dev
       gcc-arm-none-eabi libnewlib-arm-none-eabi binutils-arm-none-eabi
       qemu-system-arm babeltrace2 liblttng-ust-dev lttng-tools
-      clang libclang-rt-14-dev chromium jq python3 socat cppcheck protobuf-compiler "$@")
+      clang libclang-rt-14-dev chromium jq python3 socat cppcheck protobuf-compiler
+      libncurses-dev tmux "$@")
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -17,6 +17,12 @@ static int send_pkt(void *ctx, const void *pkt, size_t len)
 int tw_sim_link_init(struct tw_sim_link *l, tw_link_write_fn write, tw_link_read_fn read,
                      void *io, uint32_t freq_hz, uint32_t mask)
 {
+  return tw_sim_link_init_opts(l, write, read, io, freq_hz, mask, 0);
+}
+
+int tw_sim_link_init_opts(struct tw_sim_link *l, tw_link_write_fn write, tw_link_read_fn read,
+                          void *io, uint32_t freq_hz, uint32_t mask, unsigned opts)
+{
   if (!l || !write)
     return TW_EINVAL;
   l->write = write;
@@ -34,6 +40,7 @@ int tw_sim_link_init(struct tw_sim_link *l, tw_link_write_fn write, tw_link_read
   cfg.module_id = 1;
   cfg.instance_id = 0;
   cfg.initial_mask = mask;
+  cfg.check = (opts & TW_SIM_LINK_CHECK) != 0;
   int r = tw_streamer_init(&l->streamer, &cfg);
   if (r < 0)
     return r;

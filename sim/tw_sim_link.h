@@ -53,6 +53,11 @@ struct tw_sim_link {
  * mask. Returns 0 or a negative TW_E* code. */
 int tw_sim_link_init(struct tw_sim_link *l, tw_link_write_fn write, tw_link_read_fn read,
                      void *io, uint32_t freq_hz, uint32_t mask);
+/* Options of tw_sim_link_init_opts(). */
+#define TW_SIM_LINK_CHECK 1u /* the streamer's payload check (tw_streamer_cfg.check) */
+/* The same with options (TW_SIM_LINK_*). */
+int tw_sim_link_init_opts(struct tw_sim_link *l, tw_link_write_fn write, tw_link_read_fn read,
+                          void *io, uint32_t freq_hz, uint32_t mask, unsigned opts);
 /* The collector's work (a tw_sim_drain): commands in, events out. Returns
  * events taken, or -1 once recording was stopped (by a STOP command) or
  * the link failed, which ends the model's run. */

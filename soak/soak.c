@@ -12,7 +12,10 @@
  *                                 target connects again;
  *                     corruption  a bit of a packet's framing (header type and
  *                                 length word, footer) is flipped, or
- *                                 garbage bytes are sent between packets.
+ *                                 garbage bytes are sent between packets;
+ *                     payload     (--flip-every, with the streamer's payload
+ *                                 check on) a bit anywhere in a packet is
+ *                                 flipped: header, records, check, footer.
  *   host thread     tcp-listen (reconnect mode) -> reader -> decoder, the
  *                   same code `tracewire record` runs.
  *
@@ -27,11 +30,21 @@
  *   sent == host, and the model's own count: emitted events == events the
  *   streamer took from the logger + events the logger dropped.
  *
- * Any mismatch, a decoder "unexplained" gap with no fault to explain it, or
- * a hang (watchdog) fails the run (exit 1). Prints one summary line.
+ * With --flip-every the values are checked too: a second decoder (the
+ * truth) reads every packet as the target sent it, before any fault, and
+ * keeps a hash of each event by its extended sequence number; every event
+ * the host decodes must hash the same (a flipped packet must be dropped
+ * and counted lost, never decoded with a wrong value), and every event
+ * must have been checked (none so late that the truth forgot it).
+ *
+ * Any mismatch, a decoder "unexplained" gap with no fault to explain it, a
+ * wrong value, or a hang (watchdog) fails the run (exit 1). Prints one
+ * summary line.
  *
  *   tw-soak [--events N] [--seed S] [--scenario NAME]
  *           [--disconnect-every N] [--corrupt-every N]   (in packets; 0 = never)
+ *           [--flip-every N]   (in packets; turns the payload check on)
+ *           [--no-check]       (the flips without the check: to see them get through)
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -54,10 +67,68 @@
 
 struct faults {
   uint32_t rng;
-  uint32_t disconnect_every, corrupt_every; /* mean packets between faults */
+  uint32_t disconnect_every, corrupt_every, flip_every; /* mean packets between faults */
   int on;                                   /* off for the clean finish */
-  unsigned long long disconnects, resets, flips, garbage, dropped_pkts, pkts;
+  unsigned long long disconnects, resets, flips, garbage, dropped_pkts, pkts, pflips;
 };
+
+/* ---- the truth: what each event was when the target sent it ------------- */
+
+#define TRUTH_SLOTS (1u << 20) /* far more events than are ever in flight */
+
+static struct {
+  struct tw_decoder *d;
+  struct { uint64_t seq, hash; } slot[TRUTH_SLOTS];
+  unsigned long long checked, wrong, forgotten;
+} truth;
+
+static uint64_t event_hash(const struct tw_event *ev)
+{
+  uint64_t h = 0xCBF29CE484222325ull;
+  uint64_t v[4] = {ev->module, ev->id, ev->ticks, ev->nvalues};
+#define MIX(x) (h = (h ^ (uint64_t)(x)) * 0x100000001B3ull)
+  for (int i = 0; i < 4; i++)
+    MIX(v[i]);
+  for (unsigned i = 0; i < ev->nvalues; i++)
+    MIX(ev->values[i]);
+  for (size_t i = 0; ev->str && i < ev->str_len; i++)
+    MIX((uint8_t)ev->str[i]);
+#undef MIX
+  return h;
+}
+
+/* Target thread: published before the packet is sent (release on seq). */
+static int truth_event(void *ctx, const struct tw_event *ev)
+{
+  (void)ctx;
+  unsigned i = ev->seq % TRUTH_SLOTS;
+  __atomic_store_n(&truth.slot[i].hash, event_hash(ev), __ATOMIC_RELAXED);
+  __atomic_store_n(&truth.slot[i].seq, (uint64_t)ev->seq + 1, __ATOMIC_RELEASE);
+  return 0;
+}
+
+static void truth_packet(const void *buf, size_t len)
+{
+  struct tw_pkt pkt;
+  if (truth.d && tw_pkt_parse(buf, len, 0, &pkt) > 0)
+    tw_decoder_packet(truth.d, &pkt, 0, 0);
+}
+
+/* Host thread: the event must be what the target sent under its number. */
+static void truth_check(const struct tw_event *ev)
+{
+  unsigned i = ev->seq % TRUTH_SLOTS;
+  if (__atomic_load_n(&truth.slot[i].seq, __ATOMIC_ACQUIRE) != (uint64_t)ev->seq + 1) {
+    truth.forgotten++;
+    return;
+  }
+  truth.checked++;
+  if (__atomic_load_n(&truth.slot[i].hash, __ATOMIC_RELAXED) != event_hash(ev)) {
+    if (!truth.wrong++)
+      fprintf(stderr, "tw-soak: event %u (%s) decoded with a wrong value\n", ev->seq,
+              ev->desc ? ev->desc->name : "?");
+  }
+}
 
 struct target {
   int port, fd;
@@ -139,6 +210,7 @@ static int link_write(void *ctx, const void *buf, size_t len)
   struct faults *f = &t->f;
   uint8_t copy[TW_CFG_MAX_PKT_BYTES];
   f->pkts++;
+  truth_packet(buf, len);
   if (t->fd < 0) {
     if (t->down > 0 && f->on) {
       t->down--;
@@ -149,6 +221,15 @@ static int link_write(void *ctx, const void *buf, size_t len)
   }
   if (f->on && len > 1 && one_in(&f->rng, f->disconnect_every)) {
     cut(t, buf, len);
+    return 0;
+  }
+  if (f->on && len <= sizeof copy && one_in(&f->rng, f->flip_every)) {
+    /* anywhere: only the payload check can catch most of these */
+    memcpy(copy, buf, len);
+    size_t at = rnd(&f->rng) % len;
+    copy[at] ^= (uint8_t)(1u << rnd(&f->rng) % 8);
+    f->pflips++;
+    send_all(t, copy, len);
     return 0;
   }
   if (f->on && len <= sizeof copy && one_in(&f->rng, f->corrupt_every)) {
@@ -189,6 +270,8 @@ struct host {
 static int on_event(void *ctx, const struct tw_event *ev)
 {
   struct host *h = ctx;
+  if (truth.d)
+    truth_check(ev);
   if (ev->module == TW_MOD_CONTROL && ev->desc && !strcmp(ev->desc->name, "TRACE_STOP"))
     h->stopped = 1;
   else if (ev->module != TW_MOD_CONTROL)
@@ -230,19 +313,31 @@ static int link_drain(void *ctx) { return tw_sim_link_drain(ctx); }
 int main(int argc, char **argv)
 {
   unsigned long long events = 2000000;
-  uint32_t seed = 1, disc = 3000, corr = 1000;
+  uint32_t seed = 1, disc = 3000, corr = 1000, pflip = 0;
+  int no_check = 0;
   const char *scenario = "demo";
   unsigned timeout = 3600;
-  for (int i = 1; i + 1 < argc; i += 2) {
+  for (int i = 1; i < argc; i += 2) {
+    if (!strcmp(argv[i], "--no-check")) {
+      no_check = 1;
+      i--;
+      continue;
+    }
+    if (i + 1 == argc) {
+      fprintf(stderr, "tw-soak: %s: a value is missing\n", argv[i]);
+      return 2;
+    }
     if (!strcmp(argv[i], "--events")) events = strtoull(argv[i + 1], NULL, 0);
     else if (!strcmp(argv[i], "--seed")) seed = (uint32_t)strtoul(argv[i + 1], NULL, 0);
     else if (!strcmp(argv[i], "--scenario")) scenario = argv[i + 1];
     else if (!strcmp(argv[i], "--disconnect-every")) disc = (uint32_t)strtoul(argv[i + 1], NULL, 0);
     else if (!strcmp(argv[i], "--corrupt-every")) corr = (uint32_t)strtoul(argv[i + 1], NULL, 0);
+    else if (!strcmp(argv[i], "--flip-every")) pflip = (uint32_t)strtoul(argv[i + 1], NULL, 0);
     else if (!strcmp(argv[i], "--timeout")) timeout = (unsigned)strtoul(argv[i + 1], NULL, 0);
     else {
       fprintf(stderr, "usage: tw-soak [--events N] [--seed S] [--scenario NAME] "
-                      "[--disconnect-every PKTS] [--corrupt-every PKTS] [--timeout S]\n");
+                      "[--disconnect-every PKTS] [--corrupt-every PKTS] [--flip-every PKTS] "
+                      "[--no-check] [--timeout S]\n");
       return 2;
     }
   }
@@ -270,7 +365,12 @@ int main(int argc, char **argv)
 
   struct target t = {.port = port, .fd = -1};
   t.f = (struct faults){.rng = seed * 2654435761u | 1u, .disconnect_every = disc,
-                        .corrupt_every = corr, .on = 1};
+                        .corrupt_every = corr, .flip_every = pflip, .on = 1};
+  if (pflip) {
+    if (tw_decoder_open(&truth.d, NULL) < 0)
+      return 1;
+    tw_decoder_on_event(truth.d, truth_event, NULL);
+  }
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   tw_sim_init(&sim, seed);
@@ -278,7 +378,8 @@ int main(int argc, char **argv)
       tw_sim_set_collector(&sim, 10, link_drain, &link_) < 0)
     return 1;
   tw_sim_register_names(&sim);
-  if (tw_sim_link_init(&link_, link_write, NULL, &t, TW_SIM_HZ, TW_SIM_LINK_ALL_EVENTS) < 0)
+  if (tw_sim_link_init_opts(&link_, link_write, NULL, &t, TW_SIM_HZ, TW_SIM_LINK_ALL_EVENTS,
+                            pflip && !no_check ? TW_SIM_LINK_CHECK : 0) < 0)
     return 1;
   tw_sim_run(&sim, UINT64_MAX, events);
   t.f.on = 0; /* the end is clean: the last packets must arrive to close the books */
@@ -294,7 +395,8 @@ int main(int argc, char **argv)
 
   struct tw_streamer_stats ss;
   tw_streamer_stats(&link_.streamer, &ss);
-  unsigned long long recs = 0, lost = 0, ring = 0, unexpl = 0, pkts_lost = 0;
+  unsigned long long recs = 0, lost = 0, ring = 0, unexpl = 0, pkts_lost = 0, bad_check = 0;
+  unsigned long long checked = 0;
   for (size_t i = 0; i < tw_decoder_nstreams(h.d); i++) {
     const struct tw_stream_stats *st = tw_decoder_stream(h.d, i);
     recs += st->records;
@@ -302,12 +404,15 @@ int main(int argc, char **argv)
     ring += st->ring_drops;
     unexpl += st->unexplained;
     pkts_lost += st->pkts_lost;
+    bad_check += st->check_failed;
+    checked += st->checked;
   }
   const struct tw_reader_stats *rs = tw_reader_stats(h.r);
   unsigned long long sent = (unsigned long long)ss.records + ss.drops;
   unsigned long long got = recs + lost + ring + unexpl;
   double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-  int ok = sent == got && sim.nevents == (unsigned long long)ss.events + ss.drops && unexpl == 0;
+  int ok = sent == got && sim.nevents == (unsigned long long)ss.events + ss.drops && unexpl == 0 &&
+           !truth.wrong && !truth.forgotten;
   printf("tw-soak: %s: %llu events emitted by the model (%s, seed %u) in %.1f s (%.2f M events/s);\n"
          "  target: %llu records sent + %llu ring drops = %llu sequence numbers; %llu packets, "
          "%llu bytes\n"
@@ -321,10 +426,17 @@ int main(int argc, char **argv)
          (unsigned long long)ss.drops, sent, t.f.pkts, t.bytes, t.f.disconnects, t.f.resets,
          t.f.dropped_pkts, t.f.flips, t.f.garbage, recs, lost, pkts_lost, ring, unexpl, got,
          rs->skipped, rs->skips, h.src->disconnects, (long long)(sent - got));
+  if (pflip)
+    printf("  payload: %llu bits flipped anywhere in a packet; %llu packets verified, %llu failed "
+           "their check (dropped, counted lost);\n"
+           "           %llu events checked against what was sent: %llu with a wrong value, %llu "
+           "not checkable\n", t.f.pflips, checked, bad_check, truth.checked, truth.wrong,
+           truth.forgotten);
   if (sim.nevents != (unsigned long long)ss.events + ss.drops)
     printf("  model: %llu emitted but the streamer took %u and the ring dropped %u\n",
            (unsigned long long)sim.nevents, ss.events, ss.drops);
   tw_decoder_close(h.d);
+  tw_decoder_close(truth.d);
   tw_reader_close(h.r);
   tw_conn_close(h.src);
   return ok ? 0 : 1;

@@ -39,6 +39,32 @@ static void seconds(void **state)
   assert_int_equal(cli_parse_seconds("x"), -1);
   assert_int_equal(cli_parse_seconds("-1"), -1);
   assert_int_equal(cli_parse_seconds("2s"), -1);
+  assert_int_equal(cli_parse_seconds(".5"), 500000000ll);
+  assert_int_equal(cli_parse_seconds("3."), 3000000000ll);
+  /* strtod took these (issue 19 item 9): nan made an undefined cast */
+  static const char *const bad[] = {"", ".", "nan", "inf", "1e3", " 1", "+1", "0x10", "1,5",
+                                    "18000000001"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+    assert_int_equal(cli_parse_seconds(bad[i]), -1);
+}
+
+/* Numbers that may be hex (masks, seeds, ticks). */
+static void hex_or_decimal(void **state)
+{
+  (void)state;
+  unsigned long long v = 0;
+  assert_int_equal(cli_parse_num("0x1FFFF", 0, 0xFFFFFFFFu, &v), 0);
+  assert_int_equal(v, 0x1FFFF);
+  assert_int_equal(cli_parse_num("0XffffFFFF", 0, 0xFFFFFFFFu, &v), 0);
+  assert_int_equal(v, 0xFFFFFFFFu);
+  assert_int_equal(cli_parse_num("131071", 0, 0xFFFFFFFFu, &v), 0);
+  assert_int_equal(v, 131071);
+  assert_int_equal(cli_parse_num("0xFFFFFFFFFFFFFFFF", 0, ~0ull, &v), 0);
+  assert_true(v == ~0ull);
+  static const char *const bad[] = {"", "0x", "0x-1", "0x 1", "-0x1", "0x1FFFFFFFF", "0xg",
+                                    "0x10000000000000000", "1 ", "x1"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+    assert_int_equal(cli_parse_num(bad[i], 0, 0xFFFFFFFFu, &v), -1);
 }
 
 /* Strict unsigned numbers (issue 19 item 4: `--window -1` became SIZE_MAX
@@ -75,6 +101,7 @@ int main(void)
     cmocka_unit_test(sizes),
     cmocka_unit_test(seconds),
     cmocka_unit_test(strict_numbers),
+    cmocka_unit_test(hex_or_decimal),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

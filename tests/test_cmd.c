@@ -425,7 +425,7 @@ static void test_info_names_stats(void **state)
   assert_int_equal(r.body[TW_INFO_MAX_PKT], TW_CFG_MAX_PKT_BYTES);
   assert_int_equal(r.body[TW_INFO_ENDPOINT], EP);
   assert_int_equal(r.body[TW_INFO_LOGGER], 3u << 16 | 9u);
-  assert_int_equal(r.body[TW_INFO_VOCAB], TW_EV_NAMES_LOST);
+  assert_int_equal(r.body[TW_INFO_VOCAB], TW_EV_PKT_CHECK);
   assert_int_equal(r.body[TW_INFO_STATE], 0);
   assert_int_equal(r.body[TW_INFO_MASK], 0x3u);
 

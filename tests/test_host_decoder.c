@@ -540,6 +540,162 @@ static void streamer_golden_files_decode_cleanly(void **state)
   }
 }
 
+/* Issue 19, item 8: a target that starts again (reset, reconnect, the same
+ * stream sent twice) starts its sequence numbers again. That is a restart,
+ * counted as one, and no loss: it used to show as thousands of events
+ * "lost in transport" or "unexplained". */
+static struct tw_decoder *decode_parts(const uint8_t *a, size_t na, const uint8_t *b, size_t nb,
+                                       struct text *t)
+{
+  uint8_t *both = malloc(na + nb);
+  memcpy(both, a, na);
+  memcpy(both + na, b, nb);
+  struct tw_decoder *d = decode_mem(both, na + nb, t);
+  free(both);
+  return d;
+}
+
+static void check_clean_restart(struct tw_decoder *d, const struct text *t, unsigned long long restarts)
+{
+  const struct tw_stream_stats *st = tw_decoder_stream(d, 0);
+  assert_int_equal(tw_decoder_nstreams(d), 1);
+  assert_int_equal(st->restarts, restarts);
+  assert_int_equal(st->pkts_lost, 0);
+  assert_int_equal(st->events_lost, 0);
+  assert_int_equal(st->unexplained, 0);
+  assert_int_equal(count_diags(t, TW_DIAG_RESTART), restarts);
+  assert_int_equal(count_diags(t, TW_DIAG_EVT_GAP), 0);
+}
+
+static void restart_is_not_loss(void **state)
+{
+  (void)state;
+  struct stream_buf s;
+  struct tw_synth_cfg cfg = { .names = 1, .control = 1, .pkt_bytes = 256 };
+  synth_stream(&s, 300, &cfg);
+  struct text t, once;
+  tw_decoder_close(decode_mem(s.data, s.len, &once));
+  free(once.buf);
+
+  /* the same session twice (a board that reset and sent the same again) */
+  struct tw_decoder *d = decode_parts(s.data, s.len, s.data, s.len, &t);
+  check_clean_restart(d, &t, 1);
+  assert_int_equal(t.events, 2 * once.events);
+  tw_decoder_close(d);
+  free(t.buf);
+
+  /* a second session whose first packet was lost: the packet sequence went
+   * back by far more than a reordering does */
+  d = decode_parts(s.data, s.len, s.data + s.off[1], s.len - s.off[1], &t);
+  check_clean_restart(d, &t, 1);
+  tw_decoder_close(d);
+  free(t.buf);
+
+  /* a restart after a short session: packet sequence back by 3 only, but
+   * the packet starts a session (packet 0, SYNC with event sequence 0) */
+  d = decode_parts(s.data, s.off[3], s.data, s.len, &t);
+  check_clean_restart(d, &t, 1);
+  tw_decoder_close(d);
+  free(t.buf);
+
+  /* a duplicated packet (back by one) is no restart, and no loss */
+  size_t dup = s.off[11] - s.off[10];
+  uint8_t *b = malloc(s.len + dup);
+  memcpy(b, s.data, s.off[11]);
+  memcpy(b + s.off[11], s.data + s.off[10], dup);
+  memcpy(b + s.off[11] + dup, s.data + s.off[11], s.len - s.off[11]);
+  d = decode_mem(b, s.len + dup, &t);
+  assert_int_equal(tw_decoder_stream(d, 0)->restarts, 0);
+  assert_int_equal(tw_decoder_stream(d, 0)->pkts_lost, 0);
+  tw_decoder_close(d);
+  free(t.buf);
+  free(b);
+
+  /* a real loss is still a loss: packet 5 missing */
+  d = decode_parts(s.data, s.off[5], s.data + s.off[6], s.len - s.off[6], &t);
+  assert_int_equal(tw_decoder_stream(d, 0)->restarts, 0);
+  assert_int_equal(tw_decoder_stream(d, 0)->pkts_lost, 1);
+  assert_true(tw_decoder_stream(d, 0)->events_lost > 0);
+  tw_decoder_close(d);
+  free(t.buf);
+  free(s.data);
+}
+
+/* A session long enough that the next one's packet 0 looks like a jump
+ * forward (16-bit packet sequence numbers): told by its first record. */
+static void restart_after_a_long_session(void **state)
+{
+  (void)state;
+  struct tw_synth g;
+  struct tw_synth_cfg cfg = { .names = 1, .pkt_bytes = 72 };
+  size_t n = 40000, cap = n * 72 + 65536;
+  uint8_t *b = malloc(2 * cap);
+  size_t len = 0;
+  tw_synth_init(&g, &cfg);
+  for (size_t i = 0; i < n; i++)
+    len += tw_synth_packet(&g, b + len, 65536);
+  size_t first = len;
+  tw_synth_init(&g, &cfg);
+  for (size_t i = 0; i < 100; i++)
+    len += tw_synth_packet(&g, b + len, 65536);
+  struct text t;
+  struct tw_decoder *d = decode_mem(b, len, &t);
+  check_clean_restart(d, &t, 1);
+  assert_true(first < len);
+  tw_decoder_close(d);
+  free(t.buf);
+  free(b);
+}
+
+/* The name table grows from a few slots to max_names (it used to take
+ * 9 MB at open): every name stays findable across the growths, in its
+ * order, and the bound still holds. Names go in through a checkpoint
+ * (tw_decoder_restore), whose layout decoder.c documents. */
+static void name_table_grows_to_its_bound(void **state)
+{
+  (void)state;
+  enum { N = 3000 };
+  size_t cap = 64 + N * 24;
+  uint8_t *b = malloc(cap), *p = b;
+#define PUT(v, n) do { uint64_t v_ = (v); for (int k_ = 0; k_ < (n); k_++) *p++ = (uint8_t)(v_ >> (8 * k_)); } while (0)
+  PUT(0x53445754u, 4); PUT(1, 4); PUT(0, 4); PUT(0, 1); /* magic, version, freq, no_freq */
+  PUT(0, 4);                                            /* no streams */
+  PUT(N, 4);
+  for (uint32_t i = 0; i < N; i++) {
+    char name[16];
+    int n = snprintf(name, sizeof name, "task%u", i);
+    PUT(1ull << 63 | (uint64_t)(1 + i % 3) << 40 | (uint64_t)TW_OBJ_TASK << 32 | i * 7, 8);
+    PUT((uint64_t)n, 1);
+    memcpy(p, name, (size_t)n);
+    p += n;
+  }
+  PUT(0, 4); /* no custom kinds */
+#undef PUT
+  struct tw_decoder *d;
+  assert_int_equal(tw_decoder_open(&d, &(struct tw_decoder_cfg){ .max_names = N }), 0);
+  assert_int_equal(tw_decoder_restore(d, b, (size_t)(p - b)), 0);
+  for (uint32_t i = 0; i < N; i++) {
+    char want[16];
+    snprintf(want, sizeof want, "task%u", i);
+    const char *got = tw_decoder_name(d, (uint16_t)(1 + i % 3), TW_OBJ_TASK, i * 7);
+    assert_non_null(got);
+    assert_string_equal(got, want);
+    uint16_t ep;
+    enum tw_obj_kind kind;
+    uint32_t number;
+    const char *name;
+    assert_int_equal(tw_decoder_name_at(d, i, &ep, &kind, &number, &name), 1);
+    assert_int_equal(number, i * 7); /* in the order they came */
+  }
+  assert_null(tw_decoder_name(d, 1, TW_OBJ_TASK, 5));
+  tw_decoder_close(d);
+  /* one more than the bound: the checkpoint does not restore */
+  assert_int_equal(tw_decoder_open(&d, &(struct tw_decoder_cfg){ .max_names = N - 1 }), 0);
+  assert_int_equal(tw_decoder_restore(d, b, (size_t)(p - b)), TW_EBADMSG);
+  tw_decoder_close(d);
+  free(b);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -554,6 +710,9 @@ int main(void)
     cmocka_unit_test(big_endian_payload_decodes_the_same),
     cmocka_unit_test(streams_merged_into_time_order),
     cmocka_unit_test(streamer_golden_files_decode_cleanly),
+    cmocka_unit_test(name_table_grows_to_its_bound),
+    cmocka_unit_test(restart_is_not_loss),
+    cmocka_unit_test(restart_after_a_long_session),
     cmocka_unit_test(names_lost_reported),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -883,7 +883,14 @@ static void test_trace_context(void **state)
   uint32_t rev = 0;
   assert_non_null(eslapi_ObtainInterface(tw_mti_system_simulation(f->sys),
                                          TW_TraceContext_IFNAME, 1, &rev));
-  assert_int_equal(rev, 1);
+  assert_true(rev >= 1);
+  /* Revision 2: a plugin that could not write its output says so, and
+   * the command that ran it fails (tw_mti_system_failures) */
+  assert_non_null(eslapi_ObtainInterface(tw_mti_system_simulation(f->sys),
+                                         TW_TraceContext_IFNAME, 2, &rev));
+  assert_int_equal(tw_mti_system_failures(f->sys), 0);
+  c.ctx->vtbl->ReportFailure(c.ctx, "test", "out.txt: No space left on device");
+  assert_int_equal(tw_mti_system_failures(f->sys), 1);
   struct tw_rtos *m = c.ctx->vtbl->GetModel(c.ctx);
   assert_non_null(m);
   e = fx_ev(FX_TASK_SWITCH, 7, 0, 0);

@@ -4,24 +4,63 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cli.h"
+#include "tracewire/io/file.h"
 #include "tracewire/wire/merge.h"
+
+static void (*sink)(void *ctx, const char *line);
+static void *sink_ctx;
+
+void cli_set_sink(void (*fn)(void *ctx, const char *line), void *ctx)
+{
+  sink = fn;
+  sink_ctx = ctx;
+}
+
+static void say(const char *prefix, const char *fmt, va_list ap)
+{
+  if (sink) { /* a full-screen view is up: it keeps the line */
+    char line[1024];
+    size_t n = (size_t)snprintf(line, sizeof line, "%s", prefix);
+    vsnprintf(line + n, sizeof line - n, fmt, ap);
+    sink(sink_ctx, line);
+    return;
+  }
+  fputs(prefix, stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+}
 
 void cli_err(const char *fmt, ...)
 {
   va_list ap;
   va_start(ap, fmt);
-  fputs("tracewire: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
+  say("tracewire: ", fmt, ap);
+  va_end(ap);
+}
+
+void cli_msg(const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  say("", fmt, ap);
   va_end(ap);
 }
 
 long long cli_parse_seconds(const char *s)
 {
-  char *end;
-  double v = strtod(s, &end);
-  if (end == s || *end || v < 0 || v > 1.8e10)
+  const char *p = s;
+  int digits = 0;
+  while (*p >= '0' && *p <= '9')
+    p++, digits++;
+  if (*p == '.')
+    for (p++; *p >= '0' && *p <= '9'; p++)
+      digits++;
+  if (!digits || *p)
+    return -1; /* strtod would take "-1", " 1", "1e3", "inf", "nan", "0x1p3" */
+  double v = strtod(s, NULL);
+  if (!(v >= 0 && v <= 1.8e10))
     return -1;
   return (long long)(v * 1e9 + 0.5);
 }
@@ -59,6 +98,42 @@ int cli_parse_uint(const char *s, unsigned long long min, unsigned long long max
   return 0;
 }
 
+int cli_parse_num(const char *s, unsigned long long min, unsigned long long max,
+                  unsigned long long *out)
+{
+  char *end;
+  if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    const char *h = s + 2;
+    if (!((*h >= '0' && *h <= '9') || (*h >= 'a' && *h <= 'f') || (*h >= 'A' && *h <= 'F')))
+      return -1;
+    errno = 0;
+    unsigned long long v = strtoull(h, &end, 16);
+    if (*end || errno == ERANGE || v < min || v > max)
+      return -1;
+    *out = v;
+    return 0;
+  }
+  return cli_parse_uint(s, min, max, out);
+}
+
+int cli_opt_num(const char *cmd, const char *opt, const char *arg, unsigned long long min,
+                unsigned long long max, unsigned long long *out)
+{
+  if (cli_parse_num(arg, min, max, out) == 0)
+    return 0;
+  cli_err("%s: %s '%s': want a number from %llu to %llu (decimal, or hex with 0x)", cmd, opt, arg,
+          min, max);
+  return -1;
+}
+
+int cli_opt_seconds(const char *cmd, const char *opt, const char *arg, long long *ns)
+{
+  if ((*ns = cli_parse_seconds(arg)) >= 0)
+    return 0;
+  cli_err("%s: %s '%s': want seconds, e.g. 2 or 0.5", cmd, opt, arg);
+  return -1;
+}
+
 int cli_parse_window(const char *cmd, const char *arg, size_t *out)
 {
   unsigned long long v;
@@ -73,5 +148,89 @@ int cli_parse_window(const char *cmd, const char *arg, size_t *out)
 
 int cli_trace_status(const struct tw_input *t)
 {
-  return t->damage ? TW_EXIT_DAMAGED : TW_EXIT_OK;
+  if (!t->damage)
+    return TW_EXIT_OK;
+  /* exit status 3 is never silent: with the per-problem lines off, one
+   * line says why (print lists them) */
+  if (t->damage > t->damage_said)
+    cli_err("%s: the input is damaged: %llu problem%s (skipped bytes, bad records, a cut "
+            "file; 'tracewire print' lists them on stderr)", t->path, t->damage,
+            t->damage == 1 ? "" : "s");
+  return TW_EXIT_DAMAGED;
+}
+
+int cli_stdout_not_input(const char *cmd, const char *path)
+{
+  struct tw_file_id id;
+  char err[400];
+  tw_file_guard(path, &id);
+  int rc = tw_file_check_output("-", err, sizeof err);
+  tw_file_unguard(&id);
+  if (rc == 0)
+    return 0;
+  cli_err("%s: %s", cmd, err);
+  return -1;
+}
+
+int cli_stdout_status(const char *cmd, int rc)
+{
+  errno = 0;
+  int bad = fflush(stdout) != 0 || ferror(stdout);
+  if (!bad)
+    return rc;
+  cli_err("%s: writing the output failed%s%s", cmd, errno ? ": " : "", errno ? strerror(errno) : "");
+  return TW_EXIT_ERROR;
+}
+
+void cli_progress_init(struct cli_progress *p, const char *what, int quiet)
+{
+  p->what = what;
+  p->on = !quiet && isatty(2);
+  p->shown = 0;
+}
+
+static void human_bytes(char *buf, size_t cap, unsigned long long n)
+{
+  if (n >= 1000000000ull)
+    snprintf(buf, cap, "%.1f GB", (double)n / 1e9);
+  else if (n >= 1000000ull)
+    snprintf(buf, cap, "%.1f MB", (double)n / 1e6);
+  else
+    snprintf(buf, cap, "%llu bytes", n);
+}
+
+void cli_progress(void *ctx, unsigned long long done, unsigned long long total)
+{
+  struct cli_progress *p = ctx;
+  char a[32], b[32], bar[41];
+  if (!p->on)
+    return;
+  human_bytes(a, sizeof a, done);
+  if (total) {
+    unsigned pct = done >= total ? 100 : (unsigned)(done * 100 / total);
+    memset(bar, '#', pct * 40 / 100);
+    memset(bar + pct * 40 / 100, '.', 40 - pct * 40 / 100);
+    bar[40] = 0;
+    human_bytes(b, sizeof b, total);
+    fprintf(stderr, "\r\033[K%s [%s] %3u%% %s of %s", p->what, bar, pct, a, b);
+  } else {
+    fprintf(stderr, "\r\033[K%s: %s read", p->what, a);
+  }
+  p->shown = 1;
+}
+
+void cli_progress_end(struct cli_progress *p)
+{
+  if (p->shown)
+    fputs("\r\033[K", stderr);
+  p->shown = 0;
+}
+
+void cli_progress_input(struct cli_progress *p, struct tw_input *t, const char *what, int quiet)
+{
+  cli_progress_init(p, what, quiet);
+  if (p->on) {
+    t->on_progress = cli_progress;
+    t->progress_ctx = p;
+  }
 }

@@ -203,13 +203,16 @@ int cli_an_run(const struct cli_an *o)
 {
   uint64_t t0 = 0, t1 = 0;
   int rc;
-  if (!strcmp(o->path, "-")) {
-    cli_err("%s: needs a file (two passes), not stdin", o->path);
-    return TW_EXIT_USAGE;
-  }
+  /* analyze and summary print on stdout (report too with -o -) */
+  if (cli_stdout_not_input("tracewire", o->path) < 0)
+    return TW_EXIT_ERROR;
+  /* two passes: a stream (stdin, a FIFO) is read from a copy */
+  if (tw_input_spool(o->path) != 0)
+    return TW_EXIT_ERROR;
   struct an_pass *p = calloc(1, sizeof *p);
   if (!p || tw_mti_system_create(&p->sys, tw_event_descs, tw_event_ndescs) < 0) {
     free(p);
+    tw_input_unspool(o->path);
     cli_err("out of memory");
     return TW_EXIT_ERROR;
   }
@@ -237,5 +240,6 @@ int cli_an_run(const struct cli_an *o)
   if (p->have_pre)
     tw_input_close(&p->pre);
   free(p);
+  tw_input_unspool(o->path);
   return rc;
 }

@@ -49,12 +49,9 @@ int tw_cli_analyze(int argc, char **argv)
     switch (c) {
     case 'j': o.json = 1; break;
     case 's': {
-      char *end;
-      unsigned long long ms = strtoull(optarg, &end, 0);
-      if (*end || !ms || ms > 86400000ull) {
-        cli_err("analyze: --starve-ms %s: expected 1..86400000", optarg);
+      unsigned long long ms;
+      if (cli_opt_num("analyze", "--starve-ms", optarg, 1, 86400000u, &ms) < 0)
         return TW_EXIT_USAGE;
-      }
       run.starve_ns = ms * 1000000ull;
       break;
     }
@@ -71,5 +68,5 @@ int tw_cli_analyze(int argc, char **argv)
   run.after = print;
   run.ctx = &o;
   int rc = cli_an_run(&run);
-  return o.failed ? TW_EXIT_ERROR : rc;
+  return o.failed ? TW_EXIT_ERROR : cli_stdout_status("analyze", rc);
 }

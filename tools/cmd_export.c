@@ -18,7 +18,7 @@
 void tw_cli_export_help(FILE *f)
 {
   fputs("usage: tracewire export TRACE --format ctf|perfetto|json|csv -o OUT [options]\n"
-        "Convert TRACE (a .twt or raw packet file, read twice: not stdin) for other tools:\n"
+        "Convert TRACE (a .twt or raw packet file; - for stdin) for other tools:\n"
         "  ctf       CTF 1.8 directory OUT (babeltrace2, Trace Compass)\n"
         "  perfetto  protobuf trace file OUT (.perfetto-trace; ui.perfetto.dev)\n"
         "  json      Chrome Trace Event Format file OUT (chrome://tracing)\n"
@@ -26,7 +26,8 @@ void tw_cli_export_help(FILE *f)
         "The same exporters are MTI plugins: build/plugins/libtw_export_<format>.so.\n\n"
         "options:\n"
         "  -f, --format F           output format (required)\n"
-        "  -o, --output OUT         output directory or file (required)\n"
+        "  -o, --output OUT         output directory or file (required; - for standard\n"
+        "                           output: perfetto, json)\n"
         "  --packet-bytes N         CTF packet size (default 65536)\n"
         "  --clock-offset S         CTF: the target clock's zero, seconds since the epoch\n"
         "  --load-window S          perfetto/json: CPU-load window in seconds (default 0.001)\n"
@@ -103,6 +104,19 @@ static int prescan(struct exp *e, const char *path)
   return 0;
 }
 
+/* The option a refused parameter came from, for the message. */
+static const char *option_of(const char *param)
+{
+  static const char *const map[][2] = {
+    {"packet_bytes", "--packet-bytes"}, {"clock_offset_ns", "--clock-offset (in ns)"},
+    {"load_window_ns", "--load-window (in ns)"}, {"out", "-o"},
+  };
+  for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+    if (!strcmp(map[i][0], param))
+      return map[i][1];
+  return param;
+}
+
 static int set_param(eslapi_CADIParameterInfo_t *infos, uint32_t n,
                      eslapi_CADIParameterValue_t *vals, uint32_t *nv, const char *name,
                      const char *value)
@@ -111,7 +125,7 @@ static int set_param(eslapi_CADIParameterInfo_t *infos, uint32_t n,
   for (uint32_t i = 0; i < n; i++)
     if (!strcmp(infos[i].name, name)) {
       if (tw_mti_param_parse(&infos[i], value, &vals[*nv], msg, sizeof msg) < 0) {
-        cli_err("export: %s", msg);
+        cli_err("export: %s '%s': %s", option_of(name), value, msg);
         return TW_EXIT_USAGE;
       }
       (*nv)++;
@@ -215,10 +229,8 @@ int tw_cli_export(int argc, char **argv)
       break;
     }
     case 'l':
-      if ((ns = cli_parse_seconds(optarg)) < 0) {
-        cli_err("export: bad number of seconds '%s'", optarg);
+      if (cli_opt_seconds("export", c == 'c' ? "--clock-offset" : "--load-window", optarg, &ns) < 0)
         return TW_EXIT_USAGE;
-      }
       snprintf(num[c == 'l'], sizeof num[0], "%lld", ns);
       kv[nkv++] = c == 'c' ? "clock_offset_ns" : "load_window_ns";
       kv[nkv++] = num[c == 'l'];
@@ -237,15 +249,20 @@ int tw_cli_export(int argc, char **argv)
     tw_cli_export_help(stderr);
     return TW_EXIT_USAGE;
   }
-  if (!strcmp(argv[optind], "-")) {
-    /* the plugin registers on the components a first pass found */
-    cli_err("export: needs a trace file (it is read twice), not standard input");
+  if (!strcmp(out, "-") && (!strcmp(format, "ctf") || !strcmp(format, "csv"))) {
+    /* -o - is standard output everywhere; a directory cannot go there */
+    cli_err("export: -o -: %s writes a directory of files, standard output cannot take it", format);
     return TW_EXIT_USAGE;
   }
   kv[nkv++] = "out";
   kv[nkv++] = out;
+  /* read twice (the plugin registers on the components a first pass
+   * found): a stream (stdin, a FIFO) is read from a temporary copy */
+  if (tw_input_spool(argv[optind]) != 0)
+    return TW_EXIT_ERROR;
   if (tw_mti_system_create(&e.sys, tw_event_descs, tw_event_ndescs) < 0) {
     cli_err("out of memory");
+    tw_input_unspool(argv[optind]);
     return TW_EXIT_ERROR;
   }
   rc = prescan(&e, argv[optind]);
@@ -265,5 +282,6 @@ int tw_cli_export(int argc, char **argv)
     tw_input_close(&e.t);
   if (e.have_pre)
     tw_input_close(&e.pre);
+  tw_input_unspool(argv[optind]);
   return rc;
 }

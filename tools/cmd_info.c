@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
-#include "tracewire/twt/twt_index.h"
 
 void tw_cli_info_help(FILE *f)
 {
@@ -32,17 +31,14 @@ static char decl_letter(enum tw_field_type t)
 }
 
 /* Whether print --filter time= can seek (docs/trace-file.md, "Time index"). */
-static void print_index(const char *path)
+static void print_index(const struct tw_input *t)
 {
-  struct tw_twt_index *ix;
   char why[512] = "";
-  int rc = tw_twt_index_load(path, &ix, why, sizeof why);
-  if (rc > 0) {
-    printf("time index: %zu points\n", tw_twt_index_npoints(ix));
-    tw_twt_index_free(ix);
-  } else {
-    printf("time index: %s\n", rc == 0 ? "none (tracewire index adds one)" : why);
-  }
+  long n = tw_input_index_points(t, why, sizeof why);
+  if (n > 0)
+    printf("time index: %ld points\n", n);
+  else
+    printf("time index: %s\n", n == 0 ? "none (tracewire index adds one)" : why);
 }
 
 /* Footers or not (docs/wire-format.md, "Footer-less packets"). */
@@ -68,11 +64,17 @@ int tw_cli_info(int argc, char **argv)
     return TW_EXIT_USAGE;
   }
   struct tw_input t;
+  struct cli_progress prog;
+  if (cli_stdout_not_input("info", argv[1]) < 0)
+    return TW_EXIT_ERROR;
   int rc = tw_input_open(&t, argv[1]);
   if (rc)
     return rc;
   t.quiet = 1;
-  if (tw_input_run(&t)) {
+  cli_progress_input(&prog, &t, "info", 0); /* a big raw capture takes a while */
+  rc = tw_input_run(&t);
+  cli_progress_end(&prog);
+  if (rc) {
     tw_input_close(&t);
     return TW_EXIT_ERROR;
   }
@@ -80,7 +82,7 @@ int tw_cli_info(int argc, char **argv)
   if (t.is_twt) {
     printf("%s\n", t.have_end ? "stopped cleanly" : t.truncated ? "truncated (recording did not finish)"
                                                                  : "no end marker");
-    print_index(t.path);
+    print_index(&t);
   }
   for (size_t k = 0; k < t.nsrc; k++) {
     const struct tw_input_src *src = &t.src[k];
@@ -134,7 +136,7 @@ int tw_cli_info(int argc, char **argv)
       printf("\n");
     }
   }
-  rc = cli_trace_status(&t);
+  rc = cli_stdout_status("info", cli_trace_status(&t));
   tw_input_close(&t);
   return rc;
 }

@@ -29,6 +29,7 @@ struct print_ctx {
   struct tw_input t;
   const char *kinds[MAX_KINDS];
   size_t nkinds;
+  int task_named;           /* a task name matched a NAME record */
   const char *task;       /* number or name */
   long long t_from, t_to; /* ns, -1 open */
   uint64_t prev_ns;
@@ -55,13 +56,13 @@ static int kind_ok(const struct print_ctx *p, const struct tw_event *ev)
   return 0;
 }
 
-static int task_ok(const struct print_ctx *p, const struct tw_event *ev)
+static int task_ok(struct print_ctx *p, const struct tw_event *ev)
 {
   if (!p->task)
     return 1;
-  char *end;
-  unsigned long n = strtoul(p->task, &end, 0);
-  int numeric = *p->task && !*end;
+  unsigned long long n = 0;
+  /* a number (decimal or 0x hex, strictly: " 5" is a name, and no task's) */
+  int numeric = cli_parse_num(p->task, 0, 0xFFFFFFFFu, &n) == 0;
   for (unsigned i = 0; i < ev->nvalues; i++) {
     if (ev->desc->fields[i].obj != TW_OBJ_TASK)
       continue;
@@ -69,7 +70,7 @@ static int task_ok(const struct print_ctx *p, const struct tw_event *ev)
       return 1;
     const char *name = tw_decoder_name(tw_input_src_of(&p->t, ev)->d, ev->endpoint, TW_OBJ_TASK, ev->values[i]);
     if (!numeric && name && !strcmp(name, p->task))
-      return 1;
+      return p->task_named = 1;
   }
   return 0;
 }
@@ -95,10 +96,14 @@ static int on_event(void *ctx, const struct tw_event *ev)
 static int add_filter(struct print_ctx *p, char *arg)
 {
   if (!strncmp(arg, "event=", 6)) {
-    for (char *s = strtok(arg + 6, ","); s; s = strtok(NULL, ","))
-      if (p->nkinds < MAX_KINDS)
-        p->kinds[p->nkinds++] = s;
-    return 0;
+    for (char *s = strtok(arg + 6, ","); s; s = strtok(NULL, ",")) {
+      if (p->nkinds == MAX_KINDS) {
+        cli_err("print: --filter event=: at most %d kinds", MAX_KINDS);
+        return -1;
+      }
+      p->kinds[p->nkinds++] = s;
+    }
+    return p->nkinds ? 0 : -1;
   }
   if (!strncmp(arg, "task=", 5) && arg[5]) {
     p->task = arg + 5;
@@ -116,6 +121,65 @@ static int add_filter(struct print_ctx *p, char *arg)
     return 0;
   }
   return -1;
+}
+
+static int vocabulary_kind(const char *name)
+{
+  for (size_t i = 0; i < tw_event_ndescs; i++)
+    if (!strcasecmp(name, tw_event_descs[i].seed_name) || !strcasecmp(name, tw_event_descs[i].name))
+      return 1;
+  return 0;
+}
+
+static int custom_kind(const struct tw_input *t, const char *name)
+{
+  const struct tw_event_desc *d;
+  uint16_t ep;
+  for (size_t k = 0; k < t->nsrc; k++)
+    for (size_t i = 0; (d = tw_decoder_custom_at(t->src[k].d, i, &ep)); i++)
+      if (!strcasecmp(name, d->name))
+        return 1;
+  return 0;
+}
+
+/* A name that matched nothing is a usage error listing what exists: event
+ * kinds (the vocabulary's, then this trace's custom ones; only known once
+ * it is read) and the trace's task names. 0, or TW_EXIT_USAGE. */
+static int check_names(const struct print_ctx *p)
+{
+  int rc = 0;
+  for (size_t i = 0; i < p->nkinds; i++) {
+    if (vocabulary_kind(p->kinds[i]) || custom_kind(&p->t, p->kinds[i]))
+      continue;
+    fprintf(stderr, "tracewire: print: --filter event=%s: no such event kind; the kinds are:",
+            p->kinds[i]);
+    for (size_t k = 0; k < tw_event_ndescs; k++)
+      fprintf(stderr, " %s", tw_event_descs[k].seed_name);
+    const struct tw_event_desc *d;
+    uint16_t ep;
+    for (size_t k = 0; k < p->t.nsrc; k++)
+      for (size_t j = 0; (d = tw_decoder_custom_at(p->t.src[k].d, j, &ep)); j++)
+        fprintf(stderr, " %s (custom)", d->name);
+    fputc('\n', stderr);
+    rc = TW_EXIT_USAGE;
+  }
+  unsigned long long number_given;
+  if (p->task && cli_parse_num(p->task, 0, 0xFFFFFFFFu, &number_given) < 0 && !p->task_named) {
+    uint16_t ep;
+    enum tw_obj_kind kind;
+    uint32_t number;
+    const char *name;
+    size_t n = 0;
+    fprintf(stderr, "tracewire: print: --filter task=%s: no task of that name in the trace; "
+            "its tasks are:", p->task);
+    for (size_t k = 0; k < p->t.nsrc; k++)
+      for (size_t i = 0; tw_decoder_name_at(p->t.src[k].d, i, &ep, &kind, &number, &name); i++)
+        if (kind == TW_OBJ_TASK)
+          fprintf(stderr, "%s %s (%u)", n++ ? "," : "", name, number);
+    fprintf(stderr, "%s\n", n ? "" : " none named");
+    rc = TW_EXIT_USAGE;
+  }
+  return rc;
 }
 
 int tw_cli_print(int argc, char **argv)
@@ -153,6 +217,10 @@ int tw_cli_print(int argc, char **argv)
     free(p);
     return TW_EXIT_USAGE;
   }
+  if (cli_stdout_not_input("print", argv[optind]) < 0) {
+    free(p);
+    return TW_EXIT_ERROR;
+  }
   int rc = tw_input_open(&p->t, argv[optind]);
   if (rc) {
     free(p);
@@ -185,6 +253,8 @@ int tw_cli_print(int argc, char **argv)
   } else {
     rc = rc ? TW_EXIT_ERROR : cli_trace_status(&p->t);
   }
+  if (rc != TW_EXIT_ERROR && check_names(p))
+    rc = TW_EXIT_USAGE;
   tw_input_close(&p->t);
   free(p);
   return rc;

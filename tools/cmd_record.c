@@ -41,8 +41,10 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
+#include "live_ui.h"
 #include "tracewire/wire/cmd_client.h"
 #include "tracewire/io/conn_rtt_gdb.h"
+#include "tracewire/io/file.h"
 #include "tracewire/io/gdb.h"
 #include "tracewire/io/sys.h"
 #include "tracewire/twt/trace_file.h"
@@ -64,7 +66,8 @@ void tw_cli_record_help(FILE *f)
         "                                 mode=auto|halt|nonstop (docs/rtt.md)\n"
         "  FILE                           a file of raw packets\n"
         "options:\n"
-        "  --mask MASK        event mask to set before START (bit n-1 = event id n)\n"
+        "  --mask MASK        event mask to set before START (bit n-1 = event id n;\n"
+        "                     0 to 0xFFFFFFFF, decimal or 0x hex)\n"
         "  --duration S       stop after S seconds\n"
         "  --idle S           stop when nothing arrived for S seconds (after the first bytes)\n"
         "  --no-commands      do not send commands (the target streams by itself)\n"
@@ -81,6 +84,13 @@ void tw_cli_record_help(FILE *f)
         "                     a tcp or serial target that is not there yet at the\n"
         "                     start (refused, unreachable, no device node) is waited\n"
         "                     for the same way (exit status 1 if it never appears)\n"
+        "  --live             watch the target while it is recorded: link and loss rates,\n"
+        "                     CPU share per task (last second, since start), task states,\n"
+        "                     interrupts per second, findings in groups; full screen on a\n"
+        "                     terminal (q stops the recording, space pauses the display,\n"
+        "                     s changes the sort), plain lines every second otherwise\n"
+        "  --linger           with --live on a terminal: when the recording ends by itself\n"
+        "                     (the trace is then complete), keep the last view until q\n"
         "  -q, --quiet        no live counts\n"
         "Ctrl-C stops cleanly: STOP is sent, the stream drained, the trace closed.\n"
         "exit status: 0 ok, 1 error, 2 usage\n", f);
@@ -119,6 +129,8 @@ struct rec {
   const char *out;
   int write_failed, tty;
   unsigned long long data_ok; /* stream bytes safely in the trace */
+  struct live_ui *ui;         /* --live */
+  struct tw_live *live;
 };
 
 static void tap(void *ctx, const void *bytes, size_t n)
@@ -149,7 +161,10 @@ static void on_msg(void *ctx, const struct tw_pkt *pkt)
 
 static void on_skip(void *ctx, const struct tw_skip *sk)
 {
-  tw_decoder_skip(((struct rsrc *)ctx)->d, sk);
+  struct rsrc *s = ctx;
+  if (s->R->live)
+    tw_live_skip(s->R->live, s->id, sk);
+  tw_decoder_skip(s->d, sk);
 }
 
 static void diag(void *ctx, const struct tw_diag *g)
@@ -157,7 +172,7 @@ static void diag(void *ctx, const struct tw_diag *g)
   struct rsrc *s = ctx;
   if (g->kind == TW_DIAG_RING_DROPS || g->kind == TW_DIAG_NO_FREQ)
     return;
-  fprintf(stderr, "%stracewire: %s: offset %llu: %s\n", s->R->tty ? "\r\033[K" : "", s->conn->name,
+  cli_msg("%stracewire: %s: offset %llu: %s", s->R->tty ? "\r\033[K" : "", s->conn->name,
           g->offset, g->msg);
 }
 
@@ -169,35 +184,73 @@ static int pump(void *ctx, int timeout_ms)
   struct tw_pkt pkt;
   int n = tw_reader_next(s->r, &pkt, timeout_ms);
   watch_conn(s);
+  if (n == 1 && s->R->live) /* a copy for the live view; it never waits */
+    tw_live_packet(s->R->live, s->id, &pkt, tw_reader_pkt_offset(s->r), tw_reader_pkt_number(s->r));
   if (n == 1)
     return tw_decoder_packet(s->d, &pkt, tw_reader_pkt_offset(s->r), tw_reader_pkt_number(s->r)) < 0
                ? TW_EIO : 0;
   return n;
 }
 
-static void totals(const struct rec *R, unsigned long long *events, unsigned long long *ring,
-                   unsigned long long *lost, unsigned long long *bytes)
+/* What record counts live: each loss by its cause, never folded into
+ * another (unexplained gaps are not transport loss; a restart is none). */
+struct counts {
+  unsigned long long events, ring, lost, unexplained, restarts, bytes;
+};
+
+static void totals(const struct rec *R, struct counts *c)
 {
-  *events = *ring = *lost = *bytes = 0;
+  memset(c, 0, sizeof *c);
   for (size_t k = 0; k < R->n; k++) {
     const struct rsrc *s = &R->src[k];
-    *events += s->events;
-    *bytes += tw_reader_stats(s->r)->bytes;
+    c->events += s->events;
+    c->bytes += tw_reader_stats(s->r)->bytes;
     for (size_t i = 0; i < tw_decoder_nstreams(s->d); i++) {
       const struct tw_stream_stats *st = tw_decoder_stream(s->d, i);
-      *ring += st->ring_drops;
-      *lost += st->events_lost + st->unexplained;
+      c->ring += st->ring_drops;
+      c->lost += st->events_lost;
+      c->unexplained += st->unexplained;
+      c->restarts += st->restarts;
     }
   }
 }
 
 static void show_counts(const struct rec *R, double secs, int final)
 {
-  unsigned long long events, ring, lost, bytes;
-  totals(R, &events, &ring, &lost, &bytes);
-  fprintf(stderr, "%s%llu events (%.0f/s), drops: %llu ring overflow, %llu lost in transport, %llu bytes%s",
-          final ? "tracewire record: " : "\r\033[Krecording: ", events,
-          secs > 0 ? (double)events / secs : 0.0, ring, lost, bytes, final ? "\n" : "");
+  struct counts c;
+  totals(R, &c);
+  char more[96] = ""; /* (causes that are usually zero, said only when not) */
+  int n = 0;
+  if (c.unexplained)
+    n = snprintf(more, sizeof more, ", %llu unexplained", c.unexplained);
+  if (c.restarts)
+    snprintf(more + n, sizeof more - (size_t)n, ", %llu restart%s", c.restarts,
+             c.restarts == 1 ? "" : "s");
+  double rate = secs > 0 ? (double)c.events / secs : 0.0;
+  if (final) /* (a full-screen live view keeps it for after) */
+    cli_msg("tracewire record: %llu events (%.0f/s), drops: %llu ring overflow, %llu lost in "
+            "transport%s, %llu bytes", c.events, rate, c.ring, c.lost, more, c.bytes);
+  else
+    fprintf(stderr, "\r\033[Krecording: %llu events (%.0f/s), drops: %llu ring overflow, %llu lost "
+            "in transport%s, %llu bytes", c.events, rate, c.ring, c.lost, more, c.bytes);
+}
+
+/* The live view's counters: every source, losses by cause. */
+static void link_counts(const struct rec *R, struct live_link *lk)
+{
+  memset(lk, 0, sizeof *lk);
+  for (size_t k = 0; k < R->n; k++) {
+    const struct rsrc *s = &R->src[k];
+    lk->events += s->events;
+    lk->bytes += tw_reader_stats(s->r)->bytes;
+    lk->packets += tw_reader_stats(s->r)->packets;
+    for (size_t i = 0; i < tw_decoder_nstreams(s->d); i++) {
+      const struct tw_stream_stats *st = tw_decoder_stream(s->d, i);
+      lk->ring += st->ring_drops;
+      lk->transport += st->events_lost;
+      lk->unexplained += st->unexplained;
+    }
+  }
 }
 
 /* rtt+gdb through an all-stop server: what reading cost the target, the
@@ -208,12 +261,12 @@ static void rtt_cost(const struct rsrc *s, unsigned long long wall_ns)
   if (!g || !wall_ns)
     return;
   if (g->nonstop) {
-    fprintf(stderr, "tracewire record: %s: non-stop: the target was never halted (%llu reads)\n",
+    cli_msg("tracewire record: %s: non-stop: the target was never halted (%llu reads)",
             s->conn->name, g->mem_reads);
     return;
   }
-  fprintf(stderr, "tracewire record: %s: %llu halts, the target halted %.1f ms in all "
-          "(%.2f%% of %.2f s, %.0f us a halt)\n", s->conn->name, g->halts, (double)g->halted_ns / 1e6,
+  cli_msg("tracewire record: %s: %llu halts, the target halted %.1f ms in all "
+          "(%.2f%% of %.2f s, %.0f us a halt)", s->conn->name, g->halts, (double)g->halted_ns / 1e6,
           100.0 * (double)g->halted_ns / (double)wall_ns, (double)wall_ns / 1e9,
           g->halts ? (double)g->halted_ns / 1e3 / (double)g->halts : 0.0);
 }
@@ -235,6 +288,9 @@ static int start_target(struct rsrc *s, int have_mask, uint32_t mask)
       tw_store_be32(body + 4 * i, rep.body[i]);
     tw_twt_write(s->R->w, TW_TWT_INFO, s->id, tw_sys_wall_ns(), body, sizeof body);
     tw_decoder_set_freq(s->d, (uint16_t)rep.body[TW_INFO_ENDPOINT], rep.body[TW_INFO_TS_FREQ_HZ]);
+    if (s->R->live)
+      tw_live_freq(s->R->live, s->id, (uint16_t)rep.body[TW_INFO_ENDPOINT],
+                   rep.body[TW_INFO_TS_FREQ_HZ]);
   }
   if (have_mask) {
     rc = tw_cmd_call(&s->cmd, TW_SVC_LOGGER, TW_LCMD_SET_MASK, &mask, 1, &rep);
@@ -270,7 +326,7 @@ static void stop_target(struct rsrc *s)
 static void note(struct rec *R, struct rsrc *s, const char *text)
 {
   tw_twt_write(R->w, TW_TWT_NOTE, s->id, tw_sys_wall_ns(), text, strlen(text));
-  fprintf(stderr, "%stracewire record: %s\n", R->tty ? "\r\033[K" : "", text);
+  cli_msg("%stracewire record: %s", R->tty ? "\r\033[K" : "", text);
 }
 
 /* Called after every read: a disconnect or a new connection is noted
@@ -370,13 +426,14 @@ int tw_cli_record(int argc, char **argv)
     {"from", required_argument, 0, 'f'}, {"mask", required_argument, 0, 'm'},
     {"duration", required_argument, 0, 'd'}, {"no-commands", no_argument, 0, 'n'},
     {"quiet", no_argument, 0, 'q'}, {"idle", required_argument, 0, 'i'},
-    {"reconnect", no_argument, 0, 'r'}, {"no-footer", no_argument, 0, 'F'}, {0, 0, 0, 0},
+    {"reconnect", no_argument, 0, 'r'}, {"no-footer", no_argument, 0, 'F'},
+    {"live", no_argument, 0, 'L'}, {"linger", no_argument, 0, 'G'}, {0, 0, 0, 0},
   };
-  const char *from[MAX_FROM], *out = NULL;
+  const char *from[MAX_FROM], *out = NULL; /* out "-": standard output */
   size_t nfrom = 0;
   long long duration = -1, idle = -1;
   uint32_t mask = 0;
-  int have_mask = 0, no_cmd = 0, quiet = 0, reconnect = 0, no_footer = 0, c;
+  int have_mask = 0, no_cmd = 0, quiet = 0, reconnect = 0, no_footer = 0, live = 0, linger = 0, c;
   optind = 1;
   while ((c = getopt_long(argc, argv, "f:o:m:d:nqi:", opts, NULL)) != -1) {
     switch (c) {
@@ -389,31 +446,27 @@ int tw_cli_record(int argc, char **argv)
       break;
     case 'o': out = optarg; break;
     case 'm': {
-      char *end;
-      mask = (uint32_t)strtoul(optarg, &end, 0);
-      if (*end) {
-        cli_err("record: bad mask '%s'", optarg);
+      unsigned long long v; /* "" used to set 0, an overflow 0xFFFFFFFF */
+      if (cli_opt_num("record", "--mask", optarg, 0, 0xFFFFFFFFu, &v) < 0)
         return TW_EXIT_USAGE;
-      }
+      mask = (uint32_t)v;
       have_mask = 1;
       break;
     }
     case 'd':
-      if ((duration = cli_parse_seconds(optarg)) < 0) {
-        cli_err("record: bad duration '%s'", optarg);
+      if (cli_opt_seconds("record", "--duration", optarg, &duration) < 0)
         return TW_EXIT_USAGE;
-      }
       break;
     case 'i':
-      if ((idle = cli_parse_seconds(optarg)) < 0) {
-        cli_err("record: bad idle time '%s'", optarg);
+      if (cli_opt_seconds("record", "--idle", optarg, &idle) < 0)
         return TW_EXIT_USAGE;
-      }
       break;
     case 'n': no_cmd = 1; break;
     case 'q': quiet = 1; break;
     case 'r': reconnect = 1; break;
     case 'F': no_footer = 1; break;
+    case 'L': live = 1; break;
+    case 'G': linger = 1; break;
     default: tw_cli_record_help(stderr); return TW_EXIT_USAGE;
     }
   }
@@ -426,9 +479,17 @@ int tw_cli_record(int argc, char **argv)
   stop_requested = 0;     /* (and a Ctrl-C of an earlier call is forgotten) */
   char err[512];
   R.out = out;
-  R.tty = !quiet && isatty(2);
-  if (tw_twt_create(out, &R.w, err, sizeof err) < 0) {
+  R.tty = !quiet && !live && isatty(2);
+  /* a source that is a file (or FIFO) is an input: the trace may not be
+   * written over it (it would feed on its own output) */
+  struct tw_file_id ids[MAX_FROM];
+  for (size_t k = 0; k < nfrom; k++)
+    tw_file_guard(from[k], &ids[k]);
+  int created = tw_twt_create(out, &R.w, err, sizeof err);
+  if (created < 0) {
     cli_err("record: %s", err);
+    for (size_t k = 0; k < nfrom; k++)
+      tw_file_unguard(&ids[k]);
     return TW_EXIT_ERROR;
   }
   tw_twt_writer_index(R.w, 0); /* a time index for print --filter time= (no memory: none) */
@@ -453,21 +514,39 @@ int tw_cli_record(int argc, char **argv)
       break;
     }
 
+  if (live && status == TW_EXIT_OK) {
+    char title[300];
+    if (R.src[0].conn->bound_port) /* tcp-listen://...:0: say the port it got */
+      snprintf(title, sizeof title, "%s (port %d)", from[0], R.src[0].conn->bound_port);
+    else
+      snprintf(title, sizeof title, "%s", from[0]);
+    struct live_ui_cfg lc = {.from = title, .sources = nfrom, .out = out};
+    if (live_ui_open(&R.ui, &lc) < 0)
+      status = TW_EXIT_ERROR;
+    else
+      R.live = live_ui_live(R.ui);
+  }
   unsigned long long t0 = tw_sys_mono_ns(), last_status = t0, last_data = 0, seen = 0;
-  size_t live = status == TW_EXIT_OK ? R.n : 0;
+  size_t nlive = status == TW_EXIT_OK ? R.n : 0;
   int opened = status == TW_EXIT_OK; /* (else nothing was waited for) */
-  while (live && !stop_requested && !R.write_failed) {
+  int user_quit = 0;
+  const char *why = "every source ended"; /* (for the live view) */
+  while (nlive && !stop_requested && !R.write_failed) {
     unsigned long long now = tw_sys_mono_ns();
-    if (duration >= 0 && now - t0 >= (unsigned long long)duration)
+    if (duration >= 0 && now - t0 >= (unsigned long long)duration) {
+      why = "duration reached";
       break;
-    unsigned long long bytes, events, ring, lost;
-    totals(&R, &events, &ring, &lost, &bytes);
-    if (bytes != seen) {
-      seen = bytes;
+    }
+        struct counts cn;
+    totals(&R, &cn);
+    if (cn.bytes != seen) {
+      seen = cn.bytes;
       last_data = now;
     }
-    if (idle >= 0 && last_data && now - last_data >= (unsigned long long)idle)
+    if (idle >= 0 && last_data && now - last_data >= (unsigned long long)idle) {
+      why = "idle: nothing arrived";
       break;
+    }
     for (size_t k = 0; k < R.n; k++) {
       struct rsrc *s = &R.src[k];
       if (s->ended)
@@ -483,7 +562,15 @@ int tw_cli_record(int argc, char **argv)
           status = TW_EXIT_ERROR;
         }
         s->ended = 1;
-        live--;
+        nlive--;
+      }
+    }
+    if (R.ui) {
+      struct live_link lk;
+      link_counts(&R, &lk);
+      if (live_ui_tick(R.ui, now, &lk)) {
+        user_quit = 1;
+        stop_requested = 1; /* q: as Ctrl-C, the recording stops cleanly */
       }
     }
     if (R.tty && now - last_status > 500000000u) {
@@ -507,7 +594,30 @@ int tw_cli_record(int argc, char **argv)
               R.src[k].conn->name);
       status = TW_EXIT_ERROR;
     }
-  if (R.write_failed) {
+  if (R.ui) {
+    struct live_link lk;
+    link_counts(&R, &lk);
+    if (user_quit)
+      why = "stopped (q)";
+    else if (stop_requested)
+      why = "stopped (signal)";
+    else if (R.write_failed)
+      why = "the trace cannot take more";
+    if (!R.write_failed) { /* the trace first: it is complete before the view lingers */
+      if (tw_twt_close(R.w, 1) < 0) {
+        cli_err("record: %s: the trace is incomplete", out);
+        status = TW_EXIT_ERROR;
+      }
+      R.w = NULL;
+    }
+    live_ui_end(R.ui, &lk, why, user_quit || !linger, &stop_requested);
+    live_ui_close(R.ui);
+    R.ui = NULL;
+    R.live = NULL;
+  }
+  if (!R.w && !R.write_failed) {
+    /* closed above, for the live view */
+  } else if (R.write_failed) {
     /* a full disk: stop, and say what the file holds (it stays readable) */
     tw_twt_close(R.w, 0);
     cli_err("record: recording stopped: %s cannot take more; it holds the first %llu bytes "
@@ -522,5 +632,7 @@ int tw_cli_record(int argc, char **argv)
     tw_reader_close(R.src[k].r);
     tw_conn_close(R.src[k].conn);
   }
+  for (size_t k = 0; k < nfrom; k++)
+    tw_file_unguard(&ids[k]);
   return status;
 }

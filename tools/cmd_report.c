@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "cli_an.h"
 #include "tracewire/error.h"
+#include "tracewire/io/file.h"
 #include "tracewire/analysis/report.h"
 
 void tw_cli_report_help(FILE *f)
@@ -15,7 +16,7 @@ void tw_cli_report_help(FILE *f)
         "lane per task, interrupt, mutex and semaphore and the seed-002 markers, CPU load,\n"
         "distributions, detector findings linked to the timeline, and the loss report.\n\n"
         "options:\n"
-        "  -o FILE            the report (required)\n"
+        "  -o FILE            the report (required; - for standard output)\n"
         "  --starve-ms N      starvation threshold in ms (default 100)\n"
         "  --max-events N     events and intervals embedded individually (default 2000000);\n"
         "                     zoomed-out bins always cover the whole trace\n"
@@ -49,14 +50,15 @@ static void after(void *ctx, struct tw_an *an)
   struct job *j = ctx;
   if (!j->rep)
     return;
-  FILE *f = fopen(j->out, "w");
+  char err[400];
+  FILE *f = tw_file_fopen_w(j->out, err, sizeof err); /* never over the trace; - is stdout */
   if (!f) {
-    cli_err("report: cannot write %s", j->out);
+    cli_err("report: %s", err);
     j->rc = TW_EXIT_ERROR;
     return;
   }
   int rc = tw_report_write(j->rep, an, f);
-  if (fclose(f) != 0 && !rc)
+  if ((f == stdout ? fflush(f) : fclose(f)) != 0 && !rc)
     rc = TW_EIO;
   if (rc < 0) {
     cli_err("report: %s: %s", j->out, tw_strerror(rc));
@@ -74,25 +76,22 @@ int tw_cli_report(int argc, char **argv)
   int c;
   optind = 1;
   while ((c = getopt_long(argc, argv, "o:qh", opts, NULL)) != -1) {
-    char *end;
     switch (c) {
     case 'o': j.out = optarg; break;
     case 's': {
-      unsigned long long ms = strtoull(optarg, &end, 0);
-      if (*end || !ms || ms > 86400000ull) {
-        cli_err("report: --starve-ms %s: expected 1..86400000", optarg);
+      unsigned long long ms;
+      if (cli_opt_num("report", "--starve-ms", optarg, 1, 86400000u, &ms) < 0)
         return TW_EXIT_USAGE;
-      }
       run.starve_ns = ms * 1000000ull;
       break;
     }
-    case 'm':
-      j.max_detail = strtoull(optarg, &end, 0);
-      if (*end || !j.max_detail) {
-        cli_err("report: --max-events %s: expected a positive number", optarg);
+    case 'm': {
+      unsigned long long n;
+      if (cli_opt_num("report", "--max-events", optarg, 1, 1000000000u, &n) < 0)
         return TW_EXIT_USAGE;
-      }
+      j.max_detail = n;
       break;
+    }
     case 'q': run.quiet = 1; break;
     case 'h': tw_cli_report_help(stdout); return TW_EXIT_OK;
     default: tw_cli_report_help(stderr); return TW_EXIT_USAGE;
@@ -110,7 +109,7 @@ int tw_cli_report(int argc, char **argv)
   tw_report_close(j.rep);
   if (j.rc)
     return j.rc;
-  if (rc == TW_EXIT_OK || rc == TW_EXIT_DAMAGED)
+  if ((rc == TW_EXIT_OK || rc == TW_EXIT_DAMAGED) && strcmp(j.out, "-"))
     fprintf(stderr, "tracewire: wrote %s (open it in a browser)\n", j.out);
   return rc;
 }

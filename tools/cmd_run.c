@@ -2,7 +2,7 @@
  * twice: the first pass finds its streams (trace components) and custom
  * event kinds so that plugins see them all at RegisterSimulation; the
  * second pass feeds the events, merged into time order, to the model.
- * From stdin there is one pass, and components appear as streams do. */
+ * A stream (stdin, a FIFO) is read from a temporary copy. */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,8 +68,6 @@ static int add_plugins(struct run *r, char **plugins, int np, char **params, int
 static int prescan(struct run *r, const char *path, int quiet)
 {
   int rc;
-  if (!strcmp(path, "-"))
-    return 0;
   if ((rc = tw_input_open(&r->pre, path)) != 0)
     return rc;
   r->have_pre = 1;
@@ -136,14 +134,22 @@ int tw_cli_run(int argc, char **argv)
     tw_mti_system_destroy(r.sys);
     return TW_EXIT_ERROR;
   }
+  if (cli_stdout_not_input("run", argv[optind]) < 0 || tw_input_spool(argv[optind]) != 0) {
+    tw_mti_session_destroy(r.sess);
+    tw_mti_system_destroy(r.sys);
+    return TW_EXIT_ERROR;
+  }
   rc = prescan(&r, argv[optind], quiet);
   if (rc == 0)
     rc = add_plugins(&r, plugins, np, params, nparams);
   if (rc == 0)
     rc = replay(&r, argv[optind], window, quiet);
   tw_mti_session_destroy(r.sess); /* instances report on Release */
+  if (tw_mti_system_failures(r.sys) && rc != TW_EXIT_USAGE)
+    rc = TW_EXIT_ERROR; /* a plugin could not write its output: said on stderr */
   tw_mti_system_destroy(r.sys);
   if (r.have_pre)
     tw_input_close(&r.pre);
-  return rc;
+  tw_input_unspool(argv[optind]);
+  return cli_stdout_status("run", rc);
 }

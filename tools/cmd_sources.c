@@ -48,15 +48,39 @@ static void list_field(const MTI_EventFieldType *f)
   }
 }
 
-static int wanted(char **only, int nonly, const char *name)
+static int wanted(char **only, int nonly, unsigned char *hit, const char *name)
 {
   for (int i = 0; i < nonly; i++)
     if (!strcmp(only[i], name))
-      return 1;
+      return hit[i] = 1;
   return nonly == 0;
 }
 
-static void list(MTI_SystemTraceInterface *st, char **only, int nonly, int brief)
+/* --source names that match no source: a usage error listing the sources
+ * (those of the first component: every component has the same). */
+static int check_only(MTI_SystemTraceInterface *st, char **only, int nonly,
+                      const unsigned char *hit)
+{
+  int rc = TW_EXIT_OK;
+  for (int i = 0; i < nonly; i++) {
+    if (hit[i])
+      continue;
+    fprintf(stderr, "tracewire: sources: --source %s: no such source; the sources are:", only[i]);
+    MTI_ComponentTraceInterface *c = st->vtbl->GetNumOfTraceComponents(st) > 0
+        ? eslapi_ObtainPointer(st->vtbl->GetComponentTrace(st, 0), MTI_ComponentTraceInterface)
+        : NULL;
+    for (int s = 0; c && s < c->vtbl->GetNumOfTraceSources(c); s++) {
+      MTI_TraceSource *src = c->vtbl->GetTraceSource(c, s);
+      fprintf(stderr, " %s", src->vtbl->GetName(src));
+    }
+    fputc('\n', stderr);
+    rc = TW_EXIT_USAGE;
+  }
+  return rc;
+}
+
+static void list(MTI_SystemTraceInterface *st, char **only, int nonly, unsigned char *hit,
+                 int brief)
 {
   for (int i = 0; i < st->vtbl->GetNumOfTraceComponents(st); i++) {
     MTI_ComponentTraceInterface *c =
@@ -65,7 +89,7 @@ static void list(MTI_SystemTraceInterface *st, char **only, int nonly, int brief
            c->vtbl->GetComponentType(c), c->vtbl->GetComponentVersion(c));
     for (int s = 0; s < c->vtbl->GetNumOfTraceSources(c); s++) {
       MTI_TraceSource *src = c->vtbl->GetTraceSource(c, s);
-      if (!wanted(only, nonly, src->vtbl->GetName(src)))
+      if (!wanted(only, nonly, hit, src->vtbl->GetName(src)))
         continue;
       printf("  source %d %s: %s\n", s, src->vtbl->GetName(src), src->vtbl->GetDescription(src));
       for (int f = 0; !brief && f < src->vtbl->GetNumFields(src); f++)
@@ -79,6 +103,7 @@ int tw_cli_sources(int argc, char **argv)
   static const struct option opts[] = {
     {"source", required_argument, 0, 's'}, {"brief", no_argument, 0, 'b'}, {0, 0, 0, 0}};
   char *only[64];
+  unsigned char hit[64] = {0};
   int nonly = 0, brief = 0, c, rc = TW_EXIT_OK;
   struct tw_mti_system *sys;
   struct tw_input t;
@@ -86,6 +111,10 @@ int tw_cli_sources(int argc, char **argv)
   while ((c = getopt_long(argc, argv, "s:b", opts, NULL)) != -1) {
     if (c == 's' && nonly < 64)
       only[nonly++] = optarg;
+    else if (c == 's') {
+      cli_err("sources: at most 64 --source");
+      return TW_EXIT_USAGE;
+    }
     else if (c == 'b')
       brief = 1;
     else {
@@ -103,10 +132,16 @@ int tw_cli_sources(int argc, char **argv)
   }
   if (optind == argc) {
     tw_mti_system_add_component(sys, 0, 1, 0, NULL);
-    list(eslapi_ObtainPointer(tw_mti_system_simulation(sys), MTI_SystemTraceInterface), only,
-         nonly, brief);
+    MTI_SystemTraceInterface *st =
+        eslapi_ObtainPointer(tw_mti_system_simulation(sys), MTI_SystemTraceInterface);
+    list(st, only, nonly, hit, brief);
+    rc = check_only(st, only, nonly, hit);
     tw_mti_system_destroy(sys);
-    return TW_EXIT_OK;
+    return cli_stdout_status("sources", rc);
+  }
+  if (cli_stdout_not_input("sources", argv[optind]) < 0) {
+    tw_mti_system_destroy(sys);
+    return TW_EXIT_ERROR;
   }
   if ((rc = tw_input_open(&t, argv[optind])) != 0) {
     tw_mti_system_destroy(sys);
@@ -118,11 +153,14 @@ int tw_cli_sources(int argc, char **argv)
     rc = TW_EXIT_ERROR;
   }
   if (rc == 0) {
-    list(eslapi_ObtainPointer(tw_mti_system_simulation(sys), MTI_SystemTraceInterface), only,
-         nonly, brief);
-    rc = cli_trace_status(&t);
+    MTI_SystemTraceInterface *st =
+        eslapi_ObtainPointer(tw_mti_system_simulation(sys), MTI_SystemTraceInterface);
+    list(st, only, nonly, hit, brief);
+    rc = check_only(st, only, nonly, hit);
+    if (rc == TW_EXIT_OK)
+      rc = cli_trace_status(&t);
   }
   tw_mti_system_destroy(sys);
   tw_input_close(&t);
-  return rc;
+  return cli_stdout_status("sources", rc);
 }

@@ -20,41 +20,80 @@ void tw_cli_stats_help(FILE *f)
 struct kind_count { const struct tw_event_desc *desc; unsigned long long n; };
 struct task_count { uint16_t src, ep; uint32_t task; unsigned long long n; };
 
+/* Per event: a kind and maybe a task to count. Both are found through
+ * open-addressing hashes (slot -> index + 1), so the cost does not grow
+ * with the number of kinds and tasks (a linear search made stats on a
+ * big capture twice as slow as info). */
+#define KIND_SLOTS (2 * MAX_KINDS)
+#define TASK_SLOTS (2 * MAX_TASKS)
+
 struct stats_ctx {
   struct tw_input *t;
   struct kind_count kinds[MAX_KINDS];
   size_t nkinds;
   struct task_count tasks[MAX_TASKS];
   size_t ntasks;
-  unsigned long long events;
+  unsigned long long events, kinds_over, tasks_over;
+  uint16_t kind_slot[KIND_SLOTS];
+  uint16_t task_slot[TASK_SLOTS];
 };
+
+static size_t hash64(uint64_t k, size_t slots)
+{
+  return (size_t)((k * 0x9E3779B97F4A7C15ull) >> 40) & (slots - 1);
+}
+
+static void count_kind(struct stats_ctx *s, const struct tw_event_desc *desc)
+{
+  size_t h = hash64((uint64_t)(uintptr_t)desc, KIND_SLOTS);
+  while (s->kind_slot[h] && s->kinds[s->kind_slot[h] - 1].desc != desc)
+    h = (h + 1) & (KIND_SLOTS - 1);
+  if (!s->kind_slot[h]) {
+    if (s->nkinds == MAX_KINDS) {
+      s->kinds_over++;
+      return;
+    }
+    s->kinds[s->nkinds].desc = desc;
+    s->kind_slot[h] = (uint16_t)++s->nkinds;
+  }
+  s->kinds[s->kind_slot[h] - 1].n++;
+}
+
+static void count_task(struct stats_ctx *s, uint16_t src, uint16_t ep, uint32_t task)
+{
+  uint64_t key = (uint64_t)src << 48 | (uint64_t)ep << 32 | task;
+  size_t h = hash64(key, TASK_SLOTS);
+  for (;;) {
+    uint16_t k = s->task_slot[h];
+    if (!k)
+      break;
+    const struct task_count *c = &s->tasks[k - 1];
+    if (c->task == task && c->ep == ep && c->src == src)
+      break;
+    h = (h + 1) & (TASK_SLOTS - 1);
+  }
+  if (!s->task_slot[h]) {
+    if (s->ntasks == MAX_TASKS) {
+      s->tasks_over++;
+      return;
+    }
+    s->tasks[s->ntasks] = (struct task_count){ src, ep, task, 0 };
+    s->task_slot[h] = (uint16_t)++s->ntasks;
+  }
+  s->tasks[s->task_slot[h] - 1].n++;
+}
 
 static int on_event(void *ctx, const struct tw_event *ev)
 {
   struct stats_ctx *s = ctx;
   s->events++;
-  size_t i;
-  for (i = 0; i < s->nkinds && s->kinds[i].desc != ev->desc; i++)
-    ;
-  if (i < MAX_KINDS) {
-    if (i == s->nkinds)
-      s->kinds[s->nkinds++].desc = ev->desc;
-    s->kinds[i].n++;
-  }
+  count_kind(s, ev->desc);
   for (unsigned f = 0; f < ev->nvalues; f++) {
     if (ev->desc->fields[f].obj != TW_OBJ_TASK)
       continue;
     if ((int)f == ev->desc->marker_field && tw_event_enum_name(ev->desc, ev->values[f]))
       break; /* EnterInt / LeaveInt: not a task */
-    uint16_t src = (uint16_t)(ev->stream / TW_INPUT_STREAMS);
-    for (i = 0; i < s->ntasks && (s->tasks[i].task != ev->values[f] || s->tasks[i].ep != ev->endpoint ||
-                                  s->tasks[i].src != src); i++)
-      ;
-    if (i < MAX_TASKS) {
-      if (i == s->ntasks)
-        s->tasks[s->ntasks++] = (struct task_count){ src, ev->endpoint, ev->values[f], 0 };
-      s->tasks[i].n++;
-    }
+    count_task(s, (uint16_t)(ev->stream / TW_INPUT_STREAMS), ev->endpoint, ev->values[f]);
     break;
   }
   return 0;
@@ -91,6 +130,8 @@ int tw_cli_stats(int argc, char **argv)
     return TW_EXIT_USAGE;
   }
   struct tw_input t;
+  if (cli_stdout_not_input("stats", argv[optind]) < 0)
+    return TW_EXIT_ERROR;
   int rc = tw_input_open(&t, argv[optind]);
   if (rc)
     return rc;
@@ -99,7 +140,10 @@ int tw_cli_stats(int argc, char **argv)
   s->t = &t;
   t.on_event = on_event;
   t.ev_ctx = s;
+  struct cli_progress prog;
+  cli_progress_input(&prog, &t, "stats", quiet);
   rc = tw_input_run(&t);
+  cli_progress_end(&prog);
   if (rc) {
     tw_input_close(&t);
     free(s);
@@ -117,7 +161,7 @@ int tw_cli_stats(int argc, char **argv)
   printf("bytes: %llu, packets: %llu, events: %llu\n", bytes, packets, s->events);
   printf("skipped: %llu bytes in %llu regions%s\n", skipped, skips,
          t.truncated ? " (trace file truncated)" : "");
-  unsigned long long ring = 0, lost_p = 0, lost_e = 0, unexpl = 0;
+  unsigned long long ring = 0, lost_p = 0, lost_e = 0, unexpl = 0, restarts = 0;
   for (size_t k = 0; k < t.nsrc; k++)
   for (size_t i = 0; i < tw_decoder_nstreams(t.src[k].d); i++) {
     struct tw_decoder *d = t.src[k].d;
@@ -133,6 +177,12 @@ int tw_cli_stats(int argc, char **argv)
       printf(", %.1f events/s", (double)st->events * 1e9 / (double)span);
     printf("\n  drops: ring overflow %llu events; lost in transport %llu packets (%llu events); "
            "unexplained %llu events\n", st->ring_drops, st->pkts_lost, st->events_lost, st->unexplained);
+    if (st->restarts)
+      printf("  restarts: %llu (the target started its sequence numbers again; not loss)\n",
+             st->restarts);
+    if (st->checked || st->check_failed)
+      printf("  payload checks: %llu packets verified, %llu dropped (damaged: their events are "
+             "in the transport loss)\n", st->checked, st->check_failed);
     if (st->backwards || st->snap_errors || st->bad_records || st->unknown)
       printf("  problems: time backwards %llu, snapshot errors %llu, bad records %llu, unknown ids %llu\n",
              st->backwards, st->snap_errors, st->bad_records, st->unknown);
@@ -140,9 +190,12 @@ int tw_cli_stats(int argc, char **argv)
     lost_p += st->pkts_lost;
     lost_e += st->events_lost;
     unexpl += st->unexplained;
+    restarts += st->restarts;
   }
   printf("drops total: ring overflow %llu; transport %llu packets (%llu events); unexplained %llu\n",
          ring, lost_p, lost_e, unexpl);
+  if (restarts)
+    printf("restarts total: %llu\n", restarts);
   qsort(s->kinds, s->nkinds, sizeof s->kinds[0], by_count);
   printf("events by kind:\n");
   for (size_t i = 0; i < s->nkinds; i++)
@@ -160,12 +213,15 @@ int tw_cli_stats(int argc, char **argv)
     printf("%04x task %u%s%s%s %llu\n", s->tasks[i].ep, s->tasks[i].task, name ? " \"" : "",
            name ? name : "", name ? "\"" : "", s->tasks[i].n);
   }
+  if (s->kinds_over || s->tasks_over)
+    printf("not counted above: %llu events of more than %d kinds, %llu of more than %d tasks\n",
+           s->kinds_over, MAX_KINDS, s->tasks_over, MAX_TASKS);
   uint16_t ep, mod, id;
   unsigned long long n;
   for (size_t k = 0; k < t.nsrc; k++)
     for (size_t i = 0; tw_decoder_unknown_at(t.src[k].d, i, &ep, &mod, &id, &n); i++)
       printf("unknown event id %u (module %u) from %04x: %llu records skipped\n", id, mod, ep, n);
-  rc = cli_trace_status(&t);
+  rc = cli_stdout_status("stats", cli_trace_status(&t));
   tw_input_close(&t);
   free(s);
   return rc;

@@ -30,10 +30,16 @@ void tw_cli_summary_help(FILE *f)
         f);
 }
 
+/* What the summary shows at most: it stays short on any trace (docs/cli.md,
+ * "summary"); analyze has everything. */
+#define SUMMARY_TASKS 16  /* per core */
+#define SUMMARY_CORES 4
+#define SUMMARY_GROUPS 12
+
 /* What the decoder saw (first pass). */
 struct counts {
   unsigned long long events, control, drops_records, streams;
-  unsigned long long ring, pkts_lost, events_lost, unexplained;
+  unsigned long long ring, pkts_lost, events_lost, unexplained, restarts;
   uint32_t freq_hz;
   int mixed_freq;
 };
@@ -71,6 +77,7 @@ static int count(const char *path, struct counts *c)
       c->pkts_lost += s->pkts_lost;
       c->events_lost += s->events_lost;
       c->unexplained += s->unexplained;
+      c->restarts += s->restarts;
       if (c->freq_hz && s->freq_hz != c->freq_hz)
         c->mixed_freq = 1;
       c->freq_hz = s->freq_hz;
@@ -130,7 +137,7 @@ static void print_load(struct tw_an *an, int core, int ncores)
   if (cs.unknown_ns) /* before the first switch, and after lost events until the next */
     printf(", not known %.1f%%", 100.0 * (double)cs.unknown_ns / span);
   printf(", the rest by task:\n");
-  for (size_t i = 0; i < n; i++) {
+  for (size_t i = 0; i < n && i < SUMMARY_TASKS; i++) {
     char name[64];
     printf("            %-16s %5.1f%%", tw_an_name(an, core, TW_OBJ_TASK, l[i].task, name, sizeof name),
            100.0 * (double)l[i].cpu_ns / span);
@@ -138,11 +145,29 @@ static void print_load(struct tw_an *an, int core, int ncores)
       printf("  prio %d", l[i].prio);
     putchar('\n');
   }
+  if (n > SUMMARY_TASKS) {
+    uint64_t rest = 0;
+    for (size_t i = SUMMARY_TASKS; i < n; i++)
+      rest += l[i].cpu_ns;
+    printf("            ... %zu more tasks %5.1f%% together\n", n - SUMMARY_TASKS,
+           100.0 * (double)rest / span);
+  }
 }
 
-static void print_finding(struct tw_an *an, const struct tw_an_finding *f)
+/* "4210 times, 2.001 ms..12.400 s" */
+static const char *times(const struct tw_an_group *g, char *buf, size_t cap)
 {
-  char a[64], b[64], o[64], d[32], t0[32], t1[32];
+  char first[32], last[32];
+  fmt_ns(first, sizeof first, g->first);
+  fmt_ns(last, sizeof last, g->last);
+  snprintf(buf, cap, "%llu times %s..%s", (unsigned long long)g->count, first, last);
+  return buf;
+}
+
+static void print_finding(struct tw_an *an, const struct tw_an_finding *f,
+                          const struct tw_an_group *g, int ncores)
+{
+  char a[64], b[64], o[64], d[32], t0[32], t1[32], tm[128];
   fmt_ns(d, sizeof d, f->ns);
   fmt_ns(t0, sizeof t0, f->t0);
   fmt_ns(t1, sizeof t1, f->t1);
@@ -151,9 +176,12 @@ static void print_finding(struct tw_an *an, const struct tw_an_finding *f)
   printf("            ");
   switch (f->kind) {
   case TW_AN_PRIO_INVERSION:
-    printf("priority inversion: %s waited on %s held by lower-priority %s for %s (%s..%s)%s", task0,
-           obj0, f->ntasks > 1 ? tw_an_name(an, f->core, TW_OBJ_TASK, f->tasks[1], b, sizeof b) : "?", d,
-           t0, t1, f->bounded ? ", bounded by priority inheritance" : "");
+    printf("priority inversion: %s waited on %s held by lower-priority %s", task0, obj0,
+           f->ntasks > 1 ? tw_an_name(an, f->core, TW_OBJ_TASK, f->tasks[1], b, sizeof b) : "?");
+    if (g->count > 1)
+      printf(": %s", times(g, tm, sizeof tm));
+    printf("%s %s (%s..%s)%s", g->count > 1 ? ", worst" : " for", d, t0, t1,
+           f->bounded ? ", bounded by priority inheritance" : "");
     break;
   case TW_AN_DEADLOCK:
     printf("deadlock:");
@@ -162,19 +190,33 @@ static void print_finding(struct tw_an *an, const struct tw_an_finding *f)
              tw_an_name(an, f->core, TW_OBJ_TASK, f->tasks[i], a, sizeof a),
              i < f->nobjs ? tw_an_name(an, f->core, f->obj_kinds[i], f->objs[i], o, sizeof o) : "?",
              tw_an_name(an, f->core, TW_OBJ_TASK, f->tasks[(i + 1) % f->ntasks], b, sizeof b));
-    printf(" (from %s)", t0);
+    if (g->count > 1)
+      printf(": %s, worst %s from %s", times(g, tm, sizeof tm), d, t0);
+    else
+      printf(" (from %s)", t0);
     break;
   case TW_AN_STARVATION:
-    printf("starvation: %s ready but not run for %s (%s..%s)", task0, d, t0, t1);
+    printf("starvation: %s ready but not run", task0);
+    if (g->count > 1)
+      printf(": %s, worst", times(g, tm, sizeof tm));
+    printf(" for %s (%s..%s)", d, t0, t1);
     break;
   case TW_AN_BLOCKED_AT_END:
     printf("blocked at end: %s on %s since %s", task0, obj0, t0);
     break;
   default:
     printf("%s", tw_an_finding_name(f->kind));
+    if (g->count > 1)
+      printf(": %s", times(g, tm, sizeof tm));
   }
+  if (ncores > 1) /* the same tasks may be on several targets */
+    printf(" [core %d]", f->core);
   /* the detector's own caveat: events were lost where it looked */
-  puts(f->across_gap ? " [events lost here]" : "");
+  if (g->count > 1 && g->across_gap)
+    printf(" [events lost in %llu of them]", (unsigned long long)g->across_gap);
+  else if (g->count <= 1 && f->across_gap)
+    printf(" [events lost here]");
+  putchar('\n');
 }
 
 struct ctx {
@@ -194,22 +236,35 @@ static void print(void *vctx, struct tw_an *an)
   printf("drops     %llu events lost: ring overflow %llu (%llu DROPS records), transport %llu "
          "(%llu packets), unexplained %llu\n",
          lost, c->ring, c->drops_records, c->events_lost, c->pkts_lost, c->unexplained);
+  if (c->restarts) /* not loss: the target started its sequence numbers again */
+    printf("restarts  %llu: the target started again; what it sent before each restart and "
+           "did not arrive is not counted\n", c->restarts);
   int ncores = tw_an_ncores(an);
-  for (int core = 0; core < ncores; core++)
+  for (int core = 0; core < ncores && core < SUMMARY_CORES; core++)
     print_load(an, core, ncores);
-  size_t nf = tw_an_nfindings(an);
-  size_t kinds[TW_AN_NKINDS] = {0};
-  for (size_t i = 0; i < nf; i++)
-    kinds[tw_an_finding_at(an, i)->kind]++;
-  printf("findings  %zu: priority inversion %zu, deadlock %zu, starvation %zu, blocked at end %zu\n",
-         nf, kinds[TW_AN_PRIO_INVERSION], kinds[TW_AN_DEADLOCK], kinds[TW_AN_STARVATION],
+  if (ncores > SUMMARY_CORES)
+    printf("CPU load  ... %d more cores (tracewire analyze)\n", ncores - SUMMARY_CORES);
+  size_t ng = tw_an_ngroups(an);
+  unsigned long long nf = 0, kinds[TW_AN_NKINDS] = {0};
+  for (size_t i = 0; i < ng; i++) { /* the groups count every instance */
+    const struct tw_an_group *g = tw_an_group_at(an, i);
+    nf += g->count;
+    if ((unsigned)g->kind < TW_AN_NKINDS)
+      kinds[g->kind] += g->count;
+  }
+  printf("findings  %llu", nf);
+  if (nf)
+    printf(" in %zu group%s", ng, ng == 1 ? "" : "s");
+  printf(": priority inversion %llu, deadlock %llu, starvation %llu, blocked at end %llu\n",
+         kinds[TW_AN_PRIO_INVERSION], kinds[TW_AN_DEADLOCK], kinds[TW_AN_STARVATION],
          kinds[TW_AN_BLOCKED_AT_END]);
-  static const enum tw_an_finding_kind worst_first[] = {
-    TW_AN_DEADLOCK, TW_AN_PRIO_INVERSION, TW_AN_STARVATION, TW_AN_BLOCKED_AT_END};
-  for (size_t k = 0; k < sizeof worst_first / sizeof worst_first[0]; k++)
-    for (size_t i = 0; i < nf; i++) /* in the detector's order within a kind */
-      if (tw_an_finding_at(an, i)->kind == worst_first[k])
-        print_finding(an, tw_an_finding_at(an, i));
+  for (size_t i = 0; i < ng && i < SUMMARY_GROUPS; i++) { /* worst first */
+    const struct tw_an_group *g = tw_an_group_at(an, i);
+    print_finding(an, &g->worst, g, ncores);
+  }
+  if (ng > SUMMARY_GROUPS)
+    printf("            ... %zu more groups (tracewire analyze lists them all)\n",
+           ng - SUMMARY_GROUPS);
   fflush(stdout);
 }
 
@@ -224,12 +279,9 @@ int tw_cli_summary(int argc, char **argv)
   while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
     switch (c) {
     case 's': {
-      char *end;
-      unsigned long long ms = strtoull(optarg, &end, 0);
-      if (*end || !ms || ms > 86400000ull) {
-        cli_err("summary: --starve-ms %s: expected 1..86400000", optarg);
+      unsigned long long ms;
+      if (cli_opt_num("summary", "--starve-ms", optarg, 1, 86400000u, &ms) < 0)
         return TW_EXIT_USAGE;
-      }
       run.starve_ns = ms * 1000000ull;
       break;
     }
@@ -243,16 +295,17 @@ int tw_cli_summary(int argc, char **argv)
     return TW_EXIT_USAGE;
   }
   run.path = argv[optind];
-  if (!strcmp(run.path, "-")) {
-    cli_err("summary: needs a file (several passes), not stdin");
-    return TW_EXIT_USAGE;
-  }
+  /* several passes: a stream (stdin, a FIFO) is read from a copy */
+  if (tw_input_spool(run.path) != 0)
+    return TW_EXIT_ERROR;
   struct counts counts;
   int rc = count(run.path, &counts);
-  if (rc == TW_EXIT_ERROR)
-    return rc;
-  struct ctx ctx = { &counts };
-  run.after = print;
-  run.ctx = &ctx;
-  return cli_an_run(&run);
+  if (rc != TW_EXIT_ERROR) {
+    struct ctx ctx = { &counts };
+    run.after = print;
+    run.ctx = &ctx;
+    rc = cli_an_run(&run);
+  }
+  tw_input_unspool(run.path);
+  return cli_stdout_status("summary", rc);
 }

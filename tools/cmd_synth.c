@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "tracewire/wire/synth.h"
 #include "tracewire/error.h"
+#include "tracewire/io/file.h"
 
 void tw_cli_synth_help(FILE *f)
 {
@@ -15,34 +16,40 @@ void tw_cli_synth_help(FILE *f)
         "options:\n"
         "  -o FILE               write raw packets to FILE (- for stdout)\n"
         "  --to URI              send them: tcp://H:P, udp://H:P (one packet per datagram), serial://DEV\n"
-        "  --packets N           how many packets (default 100)\n"
+        "  --packets N           how many packets, 1..2^40 (default 100)\n"
         "  --bytes N[K|M|G]      instead: at least this many bytes\n"
         "  --pkt-bytes N         packet size bound, 72..65535 (default 1024)\n"
         "  --instances N         logger instances, round robin (default 1)\n"
         "  --drop-every N        a DROPS record every N events (default never)\n"
-        "  --endpoints N         targets (endpoint addresses 1..N; default 1)\n"
+        "  --endpoints N         targets (endpoint addresses 1..N; default 1);\n"
+        "                        instances x endpoints at most 8 streams\n"
         "  --start-ticks N       first timestamp (default 1000; 0xFFFFF000 to wrap 32 bits)\n"
         "  --ts32                timed events carry only a 32-bit timestamp word\n"
         "  --control             TRACE_START, and TRACE_STOP/TRACE_START every 400 events\n"
         "  --switches            TASK_SWITCH to tasks, interrupts entered and left in pairs\n"
         "  --no-names            no NAME / CUSTOM_DECL records\n"
         "  --seed N              script seed\n"
-        "  --gap-us N            pause between packets (microseconds)\n", f);
+        "  --gap-us N            pause between packets (microseconds, up to 60 s)\n"
+        "Numbers are decimal or 0x hex; a value out of range is a usage error.\n", f);
 }
 
-/* UDP sends datagrams: one packet each. */
+/* UDP sends datagrams (one packet each) from a free local port to the
+ * target, through the URI parser's checks (the port is a number 1..65535). */
 static int send_udp(const char *uri, struct tw_conn **out, char *err, size_t errcap)
 {
-  char host[256], port[32];
-  const char *hp = uri + 6, *colon = strrchr(hp, ':');
-  if (!colon)
+  char u[600];
+  if (snprintf(u, sizeof u, "udp://127.0.0.1:0?target=%s", uri + 6) >= (int)sizeof u) {
+    snprintf(err, errcap, "%s: too long", uri);
     return TW_EINVAL;
-  snprintf(host, sizeof host, "%.*s", (int)(colon - hp), hp);
-  snprintf(port, sizeof port, "%s", colon + 1);
-  int rc = tw_conn_udp_open("127.0.0.1", "0", NULL, out, err, errcap);
-  if (rc == 0)
-    rc = tw_conn_udp_set_peer(*out, host, port, err, errcap);
-  return rc;
+  }
+  return tw_conn_open(u, out, err, errcap);
+}
+
+/* One number option of synth, range-checked into *out. */
+static int num(const char *opt, const char *arg, unsigned long long min, unsigned long long max,
+               unsigned long long *out)
+{
+  return cli_opt_num("synth", opt, arg, min, max, out);
 }
 
 int tw_cli_synth(int argc, char **argv)
@@ -58,22 +65,24 @@ int tw_cli_synth(int argc, char **argv)
   };
   struct tw_synth_cfg cfg = { .names = 1 };
   const char *out = NULL, *to = NULL;
-  unsigned long long packets = 100, bytes = 0, gap_us = 0;
+  unsigned long long packets = 100, bytes = 0, gap_us = 0, v;
   int c;
   optind = 1;
   while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
     switch (c) {
     case 'o': out = optarg; break;
     case 't': to = optarg; break;
-    case 'n': packets = strtoull(optarg, NULL, 0); break;
+    case 'n':
+      if (num("--packets", optarg, 1, 1ull << 40, &packets) < 0)
+        return TW_EXIT_USAGE;
+      break;
     case 'b':
       if (!(bytes = cli_parse_size(optarg))) {
-        cli_err("synth: bad size '%s' (N, NK, NM or NG bytes)", optarg);
+        cli_err("synth: --bytes '%s': want a number of bytes from 1, with K, M or G", optarg);
         return TW_EXIT_USAGE;
       }
       break;
     case 'p': {
-      unsigned long long v;
       if (cli_parse_uint(optarg, TW_SYNTH_MIN_PKT_BYTES, TW_EVPKT_MAX_BYTES, &v) < 0) {
         cli_err("synth: --pkt-bytes '%s': want %u to %u bytes (%u: the packet header, the "
                 "largest record and the footer)", optarg, TW_SYNTH_MIN_PKT_BYTES,
@@ -83,13 +92,36 @@ int tw_cli_synth(int argc, char **argv)
       cfg.pkt_bytes = (size_t)v;
       break;
     }
-    case 'i': cfg.instances = (uint16_t)strtoul(optarg, NULL, 0); break;
-    case 'd': cfg.drop_every = (uint32_t)strtoul(optarg, NULL, 0); break;
+    case 'i':
+      if (num("--instances", optarg, 1, TW_SYNTH_MAX_STREAMS, &v) < 0)
+        return TW_EXIT_USAGE;
+      cfg.instances = (uint16_t)v;
+      break;
+    case 'd':
+      if (num("--drop-every", optarg, 1, 0xFFFFFFFFu, &v) < 0)
+        return TW_EXIT_USAGE;
+      cfg.drop_every = (uint32_t)v;
+      break;
     case 'N': cfg.names = 0; break;
-    case 's': cfg.seed = (uint32_t)strtoul(optarg, NULL, 0); break;
-    case 'g': gap_us = strtoull(optarg, NULL, 0); break;
-    case 'E': cfg.endpoints = (uint16_t)strtoul(optarg, NULL, 0); break;
-    case 'T': cfg.start_ticks = strtoull(optarg, NULL, 0); break;
+    case 's':
+      if (num("--seed", optarg, 0, 0xFFFFFFFFu, &v) < 0)
+        return TW_EXIT_USAGE;
+      cfg.seed = (uint32_t)v;
+      break;
+    case 'g':
+      if (num("--gap-us", optarg, 0, 60000000u, &gap_us) < 0)
+        return TW_EXIT_USAGE;
+      break;
+    case 'E':
+      if (num("--endpoints", optarg, 1, TW_SYNTH_MAX_STREAMS, &v) < 0)
+        return TW_EXIT_USAGE;
+      cfg.endpoints = (uint16_t)v;
+      break;
+    case 'T':
+      if (num("--start-ticks", optarg, 0, ~0ull, &v) < 0)
+        return TW_EXIT_USAGE;
+      cfg.start_ticks = v;
+      break;
     case '3': cfg.ts32 = 1; break;
     case 'C': cfg.control = 1; break;
     case 'S': cfg.switches = 1; break;
@@ -98,6 +130,12 @@ int tw_cli_synth(int argc, char **argv)
   }
   if ((!out) == (!to) || optind != argc) {
     tw_cli_synth_help(stderr);
+    return TW_EXIT_USAGE;
+  }
+  unsigned streams = (cfg.instances ? cfg.instances : 1u) * (cfg.endpoints ? cfg.endpoints : 1u);
+  if (streams > TW_SYNTH_MAX_STREAMS) {
+    cli_err("synth: --instances x --endpoints = %u streams; at most %d", streams,
+            TW_SYNTH_MAX_STREAMS);
     return TW_EXIT_USAGE;
   }
   struct tw_synth g;
@@ -115,8 +153,8 @@ int tw_cli_synth(int argc, char **argv)
       cli_err("synth: %s", err);
       return TW_EXIT_ERROR;
     }
-  } else if (!(f = strcmp(out, "-") ? fopen(out, "wb") : stdout)) {
-    cli_err("synth: %s: cannot create", out);
+  } else if (!(f = tw_file_fopen_w(out, err, sizeof err))) {
+    cli_err("synth: %s", err);
     return TW_EXIT_ERROR;
   }
   static uint8_t buf[1 << 16];
@@ -135,10 +173,11 @@ int tw_cli_synth(int argc, char **argv)
       nanosleep(&ts, NULL);
     }
   }
-  if (f && f != stdout && fclose(f) != 0)
+  int closed_bad = f && (f == stdout ? fflush(f) : fclose(f)) != 0;
+  if (closed_bad && status == TW_EXIT_OK) {
+    cli_err("synth: %s: write failed", out);
     status = TW_EXIT_ERROR;
-  if (f == stdout)
-    fflush(stdout);
+  }
   tw_conn_close(dst);
   fprintf(stderr, "tracewire synth: %llu packets, %llu bytes, %llu events, %llu dropped (DROPS)\n",
           g.packets, total, g.events, g.drops);

@@ -63,10 +63,11 @@ enum tw_event_id {
   TW_EV_NAME = 260, /* Name */
   TW_EV_CUSTOM_DECL = 261, /* CustomDecl */
   TW_EV_NAMES_LOST = 262, /* NamesLost */
+  TW_EV_PKT_CHECK = 263, /* PktCheck */
 };
 
-#define TW_EV_COUNT 34 /* events in the vocabulary */
-#define TW_EV_MAX_ID 262 /* the highest id in the vocabulary */
+#define TW_EV_COUNT 35 /* events in the vocabulary */
+#define TW_EV_MAX_ID 263 /* the highest id in the vocabulary */
 #define TW_EV_MAX_PAYLOAD_WORDS 3 /* largest packed payload */
 
 /* CONTEXT_SWITCH (ContextSwitch, id 1): Context switch; the thread switched out */
@@ -597,6 +598,12 @@ enum tw_sched_type {
 #define TW_EV_NAMES_LOST_COUNT_SHIFT 0
 #define TW_EV_NAMES_LOST_COUNT_BITS 32
 
+/* PKT_CHECK (PktCheck, id 263): Check of the packet it ends, when the streamer is configured for one (cfg.check): the decoder verifies and consumes it (docs/wire-format.md, \"Payload check\") */
+#define TW_EV_PKT_CHECK_WORDS 1
+#define TW_EV_PKT_CHECK_CRC_WORD 0
+#define TW_EV_PKT_CHECK_CRC_SHIFT 0
+#define TW_EV_PKT_CHECK_CRC_BITS 16
+
 /* Task numbers that name no task: the constants of a marker field that
  * names a task (interrupt context). Numbers from TW_TASK_PSEUDO_FIRST up
  * are never a task's; X(constant, "Name") for each, lowest first. */
@@ -614,10 +621,10 @@ enum tw_sched_type {
 static inline uint32_t tw_event_wire(uint32_t id)
 {
   static const uint16_t r0_[28] = { 0, 0x0101, 0x0101, 0x0101, 0x0102, 0x0102, 0x0102, 0x0102, 0x0102, 0x0102, 0x0102, 0x0102, 0x0102, 0x0102, 0x0102, 0x0102, 0x0102, 0x0102, 0x0102, 0x0102, 0x0102, 0x0102, 0x0102, 0x0102, 0x0102, 0x0102, 0x0102, 0x0102 }; /* ids 0..27 */
-  static const uint16_t r1_[7] = { 0x0203, 0x0203, 0x0203, 0x0203, 0x0203, 0x0203, 0x0203 }; /* ids 256..262 */
+  static const uint16_t r1_[8] = { 0x0203, 0x0203, 0x0203, 0x0203, 0x0203, 0x0203, 0x0203, 0x0203 }; /* ids 256..263 */
   if (id < 28u)
     return r0_[id];
-  if (id - 256u < 7u)
+  if (id - 256u < 8u)
     return r1_[id - 256u];
   return 0;
 }

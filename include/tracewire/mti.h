@@ -590,7 +590,7 @@ struct tw_mti_plugin_abi {
 typedef struct TW_TraceContext TW_TraceContext;
 
 #define TW_TraceContext_IFNAME "tracewire::TraceContext"
-#define TW_TraceContext_IFREVISION 1u
+#define TW_TraceContext_IFREVISION 2u
 
 struct tw_event; /* tracewire/event.h */
 struct tw_rtos;  /* tracewire/model/rtos.h */
@@ -616,6 +616,11 @@ struct TW_TraceContext_vtbl {
    * RegisterSimulation: its changes for an event come before the event's
    * callbacks. Never NULL; lives as long as the simulation. */
   struct tw_rtos *(*GetModel)(const TW_TraceContext *self);
+  /* since 2 */
+  /* The plugin could not do its job (its output could not be written, a
+   * file could not be opened): the host says "tracewire: WHO: WHAT" on
+   * stderr and ends with a failure exit status. Any time. */
+  void (*ReportFailure)(const TW_TraceContext *self, const char *who, const char *what);
 };
 struct TW_TraceContext {
   const struct TW_TraceContext_vtbl *vtbl;

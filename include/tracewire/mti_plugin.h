@@ -55,12 +55,19 @@ struct tw_mti_instance {
   eslapi_CADIParameterValue_t *values;
   char name[CADI_NAME_SIZE];
   void *state;
+  eslapi_CAInterface *simulation; /* from RegisterSimulation (NULL before) */
 };
 
 /* Current values by local name (NULL / 0 / false / "" when unknown). */
 int64_t tw_mti_instance_int(const struct tw_mti_instance *in, const char *name);
 bool tw_mti_instance_bool(const struct tw_mti_instance *in, const char *name);
 const char *tw_mti_instance_string(const struct tw_mti_instance *in, const char *name);
+
+/* The instance could not do its job (its output could not be written):
+ * reported to the host (TW_TraceContext::ReportFailure, so the command
+ * fails), or on stderr when the host has no such interface. */
+void tw_mti_instance_fail(struct tw_mti_instance *in, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* `pi` as an instance of `desc` made by this helper, else NULL (another
  * plugin's instance, another desc, or NULL). Lets the code that

@@ -43,7 +43,8 @@ extern "C" {
  * out what such a firmware does not use: periodic SYNC (SYNC goes out at
  * START), names registered while recording (the table goes out at START),
  * statistics, the timed flush, congestion and padding (a partial packet
- * goes out whenever a poll has emptied the ring), waiting in poll (the
+ * goes out whenever a poll has emptied the ring), the payload check
+ * (PKT_CHECK), waiting in poll (the
  * caller paces it), back-off, secondary streamers, and the command
  * service (cmd_service.c compiles to nothing). What goes on the wire is
  * the same protocol (docs/streamer.md), so every host tool reads it. */
@@ -111,6 +112,10 @@ struct tw_streamer_cfg {
 #if !TW_CFG_STREAMER_MINIMAL
   uint8_t pad;            /* 1: every packet is max_pkt_bytes long, the rest
                              InvalidData padding (fixed-size buffers) */
+  uint8_t check;          /* 1: every event packet ends with a PKT_CHECK record,
+                             the CRC of the packet, which the host verifies
+                             (a link that flips bits: docs/wire-format.md,
+                             "Payload check"); 12 bytes a packet */
 #endif
   uint32_t max_pkt_bytes; /* <= TW_CFG_MAX_PKT_BYTES; 0 = that */
 #if !TW_CFG_STREAMER_MINIMAL
@@ -139,6 +144,7 @@ enum tw_streamer_work { TW_SW_NONE, TW_SW_START, TW_SW_NAMES, TW_SW_DECLS, TW_SW
 struct tw_streamer {
   uint32_t fill;              /* bytes in pkt (header included) */
   uint32_t max_bytes;
+  uint32_t tail;              /* bytes kept free after the records: footer, check */
   int held;                   /* pkt is complete and was refused */
   uint16_t pkt_seq;           /* next packet sequence number */
   uint16_t ev_seq;            /* next event sequence number */

@@ -196,7 +196,9 @@ void tw_pkt_init_min_event(tw_pkt_hdr *h, enum tw_endian e, uint32_t device);
 /* InvalidData padding: only word1 is written; length includes that word. */
 void tw_pkt_set_invalid(tw_pkt_hdr *h, uint32_t length);
 
-/* CRC of the application name for EventPktWithCRC (word 5, low 16 bits):
+/* CRC of the application name for EventPktWithCRC (word 5, low 16 bits),
+ * and of a packet in its PKT_CHECK record (docs/wire-format.md, "Payload
+ * check"):
  * CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF, no reflection, xorout 0;
  * check value 0x29B1 for "123456789"). See docs/wire-format.md. */
 uint16_t tw_crc16(const void *data, size_t len);

@@ -141,6 +141,14 @@ struct tw_an {
   size_t open_dl[64];
   uint64_t dl_epoch[64];
   size_t nopen_dl;
+  /* grouped findings (group.c) */
+  struct tw_an_group *groups;    /* in order of first sight until finished, then by severity */
+  size_t ngroups, ngroups_cap;
+  uint32_t *ghash;               /* open addressing: group index + 1 */
+  size_t ghcap;
+  size_t *fgroup;                /* the group of each finding, parallel to findings */
+  size_t fgroup_cap;
+  size_t nfind_dropped;          /* findings let go (cfg.recent_findings) */
   struct tw_an_loss *losses;
   size_t nloss, nloss_cap, loss_merged;
   uint64_t lost[TW_AN_NCAUSES];
@@ -200,6 +208,14 @@ static inline struct an_load *tw__an_load_of(struct tw_an *a, struct an_core *c,
 /* Whether task x is listed on core ci: its home core, or one it ran on. */
 int tw__an_listed(const struct tw_an *a, const struct an_task *x, size_t ci);
 
+/* group.c: every finding joins its group when added (tw__an_add_finding);
+ * a detector that changes a finding afterwards (an open deadlock's end)
+ * says so with what it was before. tw__an_groups_finish sorts them. */
+void tw__an_group_add(struct tw_an *a, size_t i);
+void tw__an_group_update(struct tw_an *a, size_t i, const struct tw_an_finding *before);
+void tw__an_groups_finish(struct tw_an *a);
+void tw__an_groups_free(struct tw_an *a);
+
 /* detect.c */
 void tw__an_inv_block(struct tw_an *a, int core, struct an_task *h, uint64_t now);
 void tw__an_inv_unblock(struct tw_an *a, int core, struct an_task *h, uint64_t now);
@@ -222,6 +238,10 @@ static inline int tw__an_is_lock(const struct tw_rtos_obj *o)
 {
   return o && (o->kind == TW_OBJ_MUTEX || o->binary);
 }
+
+/* JSON output; instances 0 leaves the findings list empty (the report
+ * embeds them its own way; the groups are there either way). */
+int tw__an_write_json(const struct tw_an *a, FILE *f, int instances);
 
 void tw__an_finding_text(const struct tw_an *a, const struct tw_an_finding *fd, char *buf,
                          size_t cap);

@@ -30,6 +30,7 @@ void tw__an_add_finding(struct tw_an *a, const struct tw_an_finding *f)
   if (tw__an_grow(a, &a->findings, &a->nfind_cap, a->nfind + 1, sizeof *f) < 0)
     return;
   a->findings[a->nfind++] = *f;
+  tw__an_group_add(a, a->nfind - 1); /* group.c: its group counts it */
 }
 
 static uint64_t epoch_now(const struct tw_an *a, const struct tw_rtos_task *t)
@@ -174,9 +175,11 @@ void tw__an_deadlock_release(struct tw_an *a, int core, struct an_task *t, uint6
       hit |= f->tasks[k] == t->t->number;
     if (!hit || !same_endpoint(a, f->core, t->t->endpoint))
       continue;
+    struct tw_an_finding before = *f;
     f->t1 = now;
     f->ns = now - f->t0;
     f->across_gap |= a->dl_epoch[i] != epoch_now(a, t->t);
+    tw__an_group_update(a, a->open_dl[i], &before);
     a->open_dl[i] = a->open_dl[a->nopen_dl - 1];
     a->dl_epoch[i] = a->dl_epoch[a->nopen_dl - 1];
     a->nopen_dl--;
@@ -287,9 +290,11 @@ void tw__an_finish_detectors(struct tw_an *a)
   for (size_t i = 0; i < a->nopen_dl; i++) {
     struct tw_an_finding *f = &a->findings[a->open_dl[i]];
     const struct tw_rtos_core *mc = tw_rtos_core_at(a->m, (size_t)f->core);
+    struct tw_an_finding before = *f;
     f->t1 = (size_t)f->core < a->ncores ? a->cores[f->core].t1 : f->t1;
     f->ns = f->t1 - f->t0;
     f->across_gap |= mc && a->dl_epoch[i] != tw_rtos_epoch(a->m, mc->endpoint);
+    tw__an_group_update(a, a->open_dl[i], &before);
   }
   a->nopen_dl = 0;
   /* held locks at the end: their hold interval is drawn to the end */

@@ -865,6 +865,7 @@ void tw_an_finish(struct tw_an *a)
   for (size_t i = 0; i < a->ntasks; i++)
     if (a->tasks[i].t)
       finish_task(a, &a->tasks[i]);
+  tw__an_groups_finish(a); /* every finding is in: severity order */
   a->finished = 1;
   /* nothing more to hear (a shared model may go on): on_change need not ask */
   tw_rtos_unobserve(a->m, on_change, a);
@@ -946,6 +947,7 @@ void tw_an_destroy(struct tw_an *a)
   free(a->inv_list);
   free(a->acts);
   free(a->findings);
+  tw__an_groups_free(a);
   free(a->losses);
   free(a);
 }

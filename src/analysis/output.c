@@ -181,7 +181,8 @@ static int task_prio(const struct tw_an *a, int core, uint32_t number)
   return t ? t->base_prio : -1;
 }
 
-static void jfinding(FILE *f, const struct tw_an *a, const struct tw_an_finding *fd)
+static void jfinding(FILE *f, const struct tw_an *a, const struct tw_an_finding *fd,
+                     size_t group)
 {
   char b[128], text[1024];
   fprintf(f, "{\"kind\":\"%s\",\"core\":%d,\"t0\":%" PRIu64 ",\"t1\":%" PRIu64
@@ -205,6 +206,50 @@ static void jfinding(FILE *f, const struct tw_an *a, const struct tw_an_finding 
   }
   tw__an_finding_text(a, fd, text, sizeof text);
   fputs("],\"text\":", f);
+  jstr(f, text);
+  if (group != SIZE_MAX)
+    fprintf(f, ",\"group\":%zu", group);
+  fputc('}', f);
+}
+
+static void jtasks(FILE *f, const struct tw_an *a, int core, const uint16_t *tasks, int n)
+{
+  char b[128];
+  fputc('[', f);
+  for (int i = 0; i < n; i++) {
+    fprintf(f, "%s{\"task\":%u,\"name\":", i ? "," : "", tasks[i]);
+    jstr(f, nm(a, core, TW_OBJ_TASK, tasks[i], b, sizeof b));
+    fprintf(f, ",\"prio\":%d}", task_prio(a, core, tasks[i]));
+  }
+  fputc(']', f);
+}
+
+/* A group (docs/analyses.md, "JSON"): its key, counts, times and worst
+ * instance in full. */
+static void jgroup(FILE *f, const struct tw_an *a, const struct tw_an_group *g)
+{
+  char b[128], text[1400];
+  fprintf(f, "{\"kind\":\"%s\",\"bounded\":%s,\"core\":%d,\"endpoint\":%u,\"count\":%" PRIu64
+             ",\"across_gap\":%" PRIu64 ",\"first\":%" PRIu64 ",\"last\":%" PRIu64
+             ",\"total_ns\":%" PRIu64 ",\"tasks\":",
+          tw_an_finding_name(g->kind), g->bounded ? "true" : "false", g->core, g->endpoint,
+          g->count, g->across_gap, g->first,
+          g->last, g->total_ns);
+  jtasks(f, a, g->core, g->tasks, g->ntasks);
+  fputs(",\"objects\":[", f);
+  for (int i = 0; i < g->nobjs; i++) {
+    fprintf(f, "%s{\"kind\":\"%s\",\"obj\":%u,\"name\":", i ? "," : "",
+            tw_obj_kind_name(g->obj_kinds[i]), g->objs[i]);
+    jstr(f, nm(a, g->core, g->obj_kinds[i], g->objs[i], b, sizeof b));
+    fputc('}', f);
+  }
+  fputs("],\"others\":", f);
+  jtasks(f, a, g->core, g->others, g->nothers);
+  fprintf(f, ",\"worst_index\":%lld,\"worst\":",
+          g->worst_index == SIZE_MAX ? -1LL : (long long)g->worst_index);
+  jfinding(f, a, &g->worst, SIZE_MAX);
+  tw_an_group_text(a, g, text, sizeof text);
+  fputs(",\"text\":", f);
   jstr(f, text);
   fputc('}', f);
 }
@@ -325,6 +370,11 @@ static int written(const struct tw_an *a, FILE *f, int rc)
 
 int tw_an_write_json(const struct tw_an *a, FILE *f)
 {
+  return tw__an_write_json(a, f, 1);
+}
+
+int tw__an_write_json(const struct tw_an *a, FILE *f, int instances)
+{
   char b[128];
   int rc = 0, first = 1;
   size_t n;
@@ -361,11 +411,17 @@ int tw_an_write_json(const struct tw_an *a, FILE *f)
   free(rank);
   fputs("],", f);
   rc = rc ? rc : jobjects(f, a);
-  fputs(",\"findings\":[", f);
-  for (size_t i = 0; i < a->nfind; i++) {
+  fprintf(f, ",\"findings_total\":%zu,\"findings\":[", a->nfind + a->nfind_dropped);
+  for (size_t i = 0; instances && i < a->nfind; i++) {
     if (i)
       fputc(',', f);
-    jfinding(f, a, &a->findings[i]);
+    jfinding(f, a, &a->findings[i], tw_an_finding_group(a, i));
+  }
+  fputs("],\"finding_groups\":[", f);
+  for (size_t i = 0; i < a->ngroups; i++) {
+    if (i)
+      fputc(',', f);
+    jgroup(f, a, &a->groups[i]);
   }
   fprintf(f, "],\"loss\":{\"ring_drops\":%" PRIu64 ",\"packets_lost\":%" PRIu64
              ",\"unexplained\":%" PRIu64 ",\"restarts\":%zu,\"merged_entries\":%zu,\"gaps\":[",
@@ -560,11 +616,15 @@ int tw_an_write_text(const struct tw_an *a, FILE *f)
     if (a->cores[ci].mc && a->cores[ci].in_span)
       text_core(a, f, ci);
   text_objects(a, f);
-  fprintf(f, "== findings: %zu\n", a->nfind);
-  for (size_t i = 0; i < a->nfind; i++) {
-    char text[1024];
-    tw__an_finding_text(a, &a->findings[i], text, sizeof text);
-    fprintf(f, "  %s: %s\n", tw_an_finding_name(a->findings[i].kind), text);
+  fprintf(f, "== findings: %zu", a->nfind + a->nfind_dropped);
+  if (a->ngroups)
+    fprintf(f, " in %zu group%s, worst first (every instance: --json)", a->ngroups,
+            a->ngroups == 1 ? "" : "s");
+  fputc('\n', f);
+  for (size_t i = 0; i < a->ngroups; i++) {
+    char text[1400];
+    tw_an_group_text(a, &a->groups[i], text, sizeof text);
+    fprintf(f, "  %s: %s\n", tw_an_finding_name(a->groups[i].kind), text);
   }
   fprintf(f, "== loss: %" PRIu64 " events dropped by the ring, %" PRIu64 " packets lost, %" PRIu64
              " unexplained", a->lost[TW_AN_LOSS_RING], a->lost[TW_AN_LOSS_PACKETS],

@@ -12,11 +12,14 @@
  * The factory and instances are mti_simple's (tracewire/mti_plugin.h);
  * this file supplies the hooks and the per-instance state.
  */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "an_internal.h"
 #include "tracewire/error.h"
 #include "tracewire/mti_plugin.h"
+#include "tracewire/io/file.h"
 
 enum { P_STARVE, P_JSON, P_FILE, NPARAMS };
 
@@ -82,21 +85,22 @@ static void an_release(struct tw_mti_instance *mi)
     return; /* never registered */
   tw_an_finish(in->an);
   if (path[0]) {
-    FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
-    int rc;
+    char err[400];
+    FILE *f = tw_file_fopen_w(path, err, sizeof err); /* never over the trace; - is stdout */
     if (f) {
-      rc = tw_mti_instance_bool(mi, "json") ? tw_an_write_json(in->an, f)
-                                            : tw_an_write_text(in->an, f);
-      if (f != stdout && fclose(f) != 0 && !rc)
+      int rc = tw_mti_instance_bool(mi, "json") ? tw_an_write_json(in->an, f)
+                                                : tw_an_write_text(in->an, f);
+      if (ferror(f) && !rc)
+        rc = TW_EIO;
+      if ((f == stdout ? fflush(f) : fclose(f)) != 0 && !rc)
         rc = TW_EIO;
       if (rc)
-        fprintf(stderr, "%s: %s: %s\n", mi->name, path, tw_strerror(rc));
+        tw_mti_instance_fail(mi, "%s: %s", path, rc == TW_EIO ? strerror(errno) : tw_strerror(rc));
     } else {
-      fprintf(stderr, "%s: cannot write %s\n", mi->name, path);
+      tw_mti_instance_fail(mi, "%s", err);
     }
   } else if (tw_an_error(in->an)) {
-    fprintf(stderr, "%s: %s (the results are incomplete)\n", mi->name,
-            tw_strerror(tw_an_error(in->an)));
+    tw_mti_instance_fail(mi, "%s (the results are incomplete)", tw_strerror(tw_an_error(in->an)));
   }
   tw_an_destroy(in->an);
 }

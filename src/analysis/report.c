@@ -6,8 +6,11 @@
  * it up to the "<!--TW:DATA-->" marker, then writes the data as inline
  * <script> blocks, then the rest:
  *
- *   tw-summary   the analysis results, tw_an_write_json (strings escape
+ *   tw-summary   the analysis results as tw_an_write_json writes them, with
+ *                the finding groups but not every instance (strings escape
  *                '<', so no block can close the script early)
+ *   tw-fi-*      every finding (instance), columnar, base64: its group,
+ *                t0, t1 - t0, ns, across_gap (write_instances)
  *   tw-meta      lanes, event codes (name + marker), bin and detail facts
  *   tw-ev-*      detail events, columnar, base64: t (zigzag varint deltas,
  *                ns from t0), lane and object lane (uint16 LE), code (one
@@ -480,7 +483,8 @@ static void write_meta(struct tw_report *r, const struct tw_an *an, FILE *out)
     else
       fputc(*s, out);
   }
-  fprintf(out, "\",\"t0\":%llu,\"t1\":%llu,\"bins\":%d,\"nev\":%llu,\"nsg\":%llu,"
+  fprintf(out, "\",\"nfi\":%zu", tw_an_nfindings(an));
+  fprintf(out, ",\"t0\":%llu,\"t1\":%llu,\"bins\":%d,\"nev\":%llu,\"nsg\":%llu,"
                "\"ev_over\":%llu,\"sg_over\":%llu,\"detail_end\":%.0f,\"lanes\":[",
           (unsigned long long)r->cfg.t0, (unsigned long long)r->cfg.t1, TW_REPORT_BINS,
           (unsigned long long)r->nev, (unsigned long long)r->nsg,
@@ -547,6 +551,40 @@ static int write_bins(struct tw_report *r, FILE *out)
   return 0;
 }
 
+/* Every finding, columnar (the page lists them under their group and
+ * zooms to any): group (varint), t0 (zigzag varint delta, page time),
+ * t1 - t0 (varint), ns (varint), across_gap (a byte). */
+static void write_instances(struct tw_report *r, const struct tw_an *an, FILE *out)
+{
+  static const char *const ids[] = {"tw-fi-group", "tw-fi-t0", "tw-fi-dur", "tw-fi-ns", "tw-fi-gap"};
+  struct b64 *b = &r->b64;
+  size_t n = tw_an_nfindings(an);
+  for (size_t c = 0; c < sizeof ids / sizeof ids[0]; c++) {
+    int64_t prev = 0;
+    b64_init(b, out);
+    fprintf(out, "<script type=\"application/octet-stream\" id=\"%s\">\n", ids[c]);
+    for (size_t i = 0; i < n; i++) {
+      const struct tw_an_finding *f = tw_an_finding_at(an, i);
+      size_t g = tw_an_finding_group(an, i);
+      int64_t t0 = rel(r, f->t0), t1 = rel(r, f->t1), d;
+      uint8_t gap = f->across_gap != 0;
+      switch (c) {
+      case 0: put_varint(b, g == SIZE_MAX ? 0 : g); break;
+      case 1:
+        d = t0 - prev; /* both within +-REL_MAX: cannot overflow */
+        prev = t0;
+        put_varint(b, ((uint64_t)d << 1) ^ (0u - ((uint64_t)d >> 63)));
+        break;
+      case 2: put_varint(b, t1 > t0 ? (uint64_t)(t1 - t0) : 0); break;
+      case 3: put_varint(b, f->ns); break;
+      default: b64_put(b, &gap, 1);
+      }
+    }
+    b64_end(b);
+    fputs("</script>\n", out);
+  }
+}
+
 _Static_assert(sizeof(struct ev_rec) == 18 && sizeof(struct sg_rec) == 21, "packed spool records");
 
 int tw_report_write(struct tw_report *r, const struct tw_an *an, FILE *out)
@@ -562,9 +600,11 @@ int tw_report_write(struct tw_report *r, const struct tw_an *an, FILE *out)
 #endif
   fwrite(tpl, 1, (size_t)(cut - tpl), out);
   fputs("<script type=\"application/json\" id=\"tw-summary\">", out);
-  tw_an_write_json(an, out);
+  tw__an_write_json(an, out, 0); /* the groups; the instances follow, columnar (write
+                                    errors: ferror below; the engine's own: tw_an_error) */
   fputs("</script>\n", out);
   write_meta(r, an, out);
+  write_instances(r, an, out);
   fflush(r->ev);
   fflush(r->sg);
   static const struct col evc[] = {

@@ -343,6 +343,9 @@ static const struct tw_field_desc custom_decl_fields[] = {
 static const struct tw_field_desc names_lost_fields[] = {
   {"count", TW_FT_U32, 0, 0, 32, TW_OBJ_NONE, D("Registrations refused since the target started (a running total)")},
 };
+static const struct tw_field_desc pkt_check_fields[] = {
+  {"crc", TW_FT_U16, 0, 0, 16, TW_OBJ_NONE, D("CRC-16/CCITT-FALSE of the packet's bytes before this word (header included); the word's upper 16 bits are 0")},
+};
 
 const struct tw_event_desc tw_event_descs[] = {
   {1, TW_MOD_KERNEL, TW_EVF_TIMED, 1, 1, -1, TW_MARKER_NONE, 0,
@@ -481,6 +484,10 @@ const struct tw_event_desc tw_event_descs[] = {
    "NAMES_LOST", "NamesLost",
    D("Names the target could not register (its name table was full): those objects have no name in the trace"),
    names_lost_fields, NULL},
+  {263, TW_MOD_CONTROL, TW_EVF_STREAMER, 1, 1, -1, TW_MARKER_NONE, 0,
+   "PKT_CHECK", "PktCheck",
+   D("Check of the packet it ends, when the streamer is configured for one (cfg.check): the decoder verifies and consumes it (docs/wire-format.md, \\\"Payload check\\\")"),
+   pkt_check_fields, NULL},
 };
 const size_t tw_event_ndescs = sizeof tw_event_descs / sizeof tw_event_descs[0];
 

@@ -113,14 +113,21 @@ void tw_pkt_set_invalid(tw_pkt_hdr *h, uint32_t length)
 
 uint16_t tw_crc16(const void *data, size_t len)
 {
-  /* Bitwise rather than a 512-byte table: it runs once per packet header
-   * at most (the application name's CRC is computed once and cached). */
+  /* A byte at a time without a table: the polynomial 0x1021 folded into
+   * shifts of the byte just mixed in (the well-known table-free form of
+   * this CRC; test_payload_check compares it with the bit-by-bit
+   * definition). It runs over every event packet when the streamer adds a
+   * payload check: the bitwise loop cost four times as much, a 16-entry
+   * nibble table twice, a 512-byte table would weigh on the target's
+   * size budget for a feature that is off by default. */
   const uint8_t *p = (const uint8_t *)data;
   uint16_t crc = 0xFFFFu;
   while (len--) {
-    crc ^= (uint16_t)(*p++ << 8);
-    for (int i = 0; i < 8; i++)
-      crc = (crc & 0x8000u) ? (uint16_t)((crc << 1) ^ 0x1021u) : (uint16_t)(crc << 1);
+    crc = (uint16_t)(crc >> 8 | crc << 8);
+    crc ^= *p++;
+    crc ^= (uint16_t)((crc & 0xFFu) >> 4);
+    crc ^= (uint16_t)(crc << 12);
+    crc ^= (uint16_t)((crc & 0xFFu) << 5);
   }
   return crc;
 }

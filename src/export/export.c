@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "export_internal.h"
+#include "tracewire/io/file.h"
 
 const char *const tw_export_formats[] = {"ctf", "perfetto", "json", "csv", NULL};
 
@@ -38,9 +39,10 @@ int tw__mkdir(struct tw_export *x, const char *dir)
 int tw__wfile_open(struct tw_export *x, struct tw__wfile *w, const char *path)
 {
   snprintf(w->path, sizeof w->path, "%s", path);
-  w->f = strcmp(path, "-") ? fopen(path, "wb") : stdout;
+  char err[400];
+  w->f = tw_file_fopen_w(path, err, sizeof err); /* never over an input (io/file.h) */
   if (!w->f)
-    return tw__export_fail(x, TW_EIO, "%s: cannot create: %s", path, strerror(errno));
+    return tw__export_fail(x, TW_EIO, "%s", err);
   if (w->f != stdout)
     setvbuf(w->f, NULL, _IOFBF, 1 << 16);
   return 0;

@@ -408,7 +408,9 @@ static void load_advance(struct timeline *tl, struct tl_core *c, uint64_t t)
   const struct tl_track *tr = &c->t_load;
   if (t < c->last_t)
     t = c->last_t;
-  while (t >= c->win_start + w) {
+  /* t - win_start, not win_start + w: near 2^64 ns (a damaged timestamp)
+   * the sum wraps and the loop would never end (issue 19, fuzz_export) */
+  while (t - c->win_start >= w) {
     uint64_t end = c->win_start + w;
     if (c->busy)
       c->busy_ns += end - c->last_t;
@@ -416,7 +418,7 @@ static void load_advance(struct timeline *tl, struct tl_core *c, uint64_t t)
     c->busy_ns = 0;
     c->last_t = end;
     c->win_start = end;
-    if (t >= c->win_start + w) { /* skip whole windows in one state */
+    if (t - c->win_start >= w) { /* skip whole windows in one state */
       tl->ops->counter(tl->b, c->win_start, tr, c->busy ? 100 : 0);
       c->win_start += (t - c->win_start) / w * w;
       c->last_t = c->win_start;

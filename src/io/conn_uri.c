@@ -10,7 +10,31 @@
 #include "tracewire/io/conn_rtt_gdb.h"
 #include "tracewire/error.h"
 
-/* "host:port", "[v6]:port", ":port" (host defaults to def_host). */
+/* Decimal digits only (no sign, space or suffix: strtoul would take them
+ * and wrap a value beyond the type, and getaddrinfo takes a port modulo
+ * 65536), within [min, max]. */
+static int parse_dec(const char *s, unsigned long long min, unsigned long long max,
+                     unsigned long long *out)
+{
+  unsigned long long v = 0;
+  if (!*s)
+    return TW_EINVAL;
+  for (; *s; s++) {
+    if (*s < '0' || *s > '9' || v > (max - (unsigned)(*s - '0')) / 10)
+      return TW_ERANGE;
+    v = v * 10 + (unsigned)(*s - '0');
+  }
+  if (v < min)
+    return TW_ERANGE;
+  *out = v;
+  return 0;
+}
+
+/* "host:port", "[v6]:port", ":port" (host defaults to def_host); the port
+ * a number from min_port (0: pick one, for listening) to 65535. */
+static int split_port(const char *hp, const char *def_host, unsigned min_port, char *host,
+                      size_t hcap, char *port, size_t pcap);
+
 static int split_hostport(const char *hp, const char *def_host, char *host, size_t hcap,
                           char *port, size_t pcap)
 {
@@ -36,15 +60,24 @@ static int split_hostport(const char *hp, const char *def_host, char *host, size
   return port[0] ? 0 : TW_EINVAL;
 }
 
+static int split_port(const char *hp, const char *def_host, unsigned min_port, char *host,
+                      size_t hcap, char *port, size_t pcap)
+{
+  unsigned long long v;
+  int rc = split_hostport(hp, def_host, host, hcap, port, pcap);
+  if (rc == 0 && parse_dec(port, min_port, 65535, &v) < 0)
+    return TW_ERANGE;
+  return rc;
+}
+
 static int open_tcp(const char *rest, int wait, struct tw_conn **out, char *err, size_t errcap)
 {
   char host[256], port[32];
-  if (split_hostport(rest, NULL, host, sizeof host, port, sizeof port) < 0)
-    goto bad;
+  if (split_port(rest, NULL, 1, host, sizeof host, port, sizeof port) < 0) {
+    snprintf(err, errcap, "tcp://%s: expected tcp://HOST:PORT, PORT from 1 to 65535", rest);
+    return TW_EINVAL;
+  }
   return tw__conn_tcp_connect(host, port, wait, out, err, errcap);
-bad:
-  snprintf(err, errcap, "tcp://%s: expected tcp://HOST:PORT", rest);
-  return TW_EINVAL;
 }
 
 /* Listening transports bind to loopback unless an address is given: a
@@ -53,8 +86,9 @@ static int open_tcp_listen(const char *rest, int wait, struct tw_conn **out, cha
 {
   (void)wait; /* nothing to wait for: bound at open, or a file */
   char host[256], port[32];
-  if (split_hostport(rest, "127.0.0.1", host, sizeof host, port, sizeof port) < 0) {
-    snprintf(err, errcap, "tcp-listen://%s: expected tcp-listen://[ADDR]:PORT", rest);
+  if (split_port(rest, "127.0.0.1", 0, host, sizeof host, port, sizeof port) < 0) {
+    snprintf(err, errcap, "tcp-listen://%s: expected tcp-listen://[ADDR]:PORT, PORT from 0 "
+             "(any free one) to 65535", rest);
     return TW_EINVAL;
   }
   return tw_conn_tcp_listen(host, port, NULL, out, err, errcap);
@@ -66,10 +100,11 @@ static int open_udp(const char *rest, int wait, struct tw_conn **out, char *err,
   char host[256], port[32], hp[300], thost[256], tport[32];
   const char *q = strchr(rest, '?');
   snprintf(hp, sizeof hp, "%.*s", (int)(q ? (size_t)(q - rest) : strlen(rest)), rest);
-  if (split_hostport(hp, "127.0.0.1", host, sizeof host, port, sizeof port) < 0 ||
+  if (split_port(hp, "127.0.0.1", 0, host, sizeof host, port, sizeof port) < 0 ||
       (q && (strncmp(q, "?target=", 8) != 0 ||
-             split_hostport(q + 8, NULL, thost, sizeof thost, tport, sizeof tport) < 0))) {
-    snprintf(err, errcap, "udp://%s: expected udp://[ADDR]:PORT[?target=HOST:PORT]", rest);
+             split_port(q + 8, NULL, 1, thost, sizeof thost, tport, sizeof tport) < 0))) {
+    snprintf(err, errcap, "udp://%s: expected udp://[ADDR]:PORT[?target=HOST:PORT], ports from "
+             "0 to 65535 (a target's from 1)", rest);
     return TW_EINVAL;
   }
   int rc = tw_conn_udp_open(host, port, NULL, out, err, errcap);
@@ -85,11 +120,13 @@ static int open_serial(const char *rest, int wait, struct tw_conn **out, char *e
   const char *q = strchr(rest, '?');
   snprintf(dev, sizeof dev, "%.*s", (int)(q ? (size_t)(q - rest) : strlen(rest)), rest);
   if (q) {
-    char *end;
-    if (strncmp(q, "?baud=", 6) != 0 || (baud = (unsigned)strtoul(q + 6, &end, 10), *end)) {
-      snprintf(err, errcap, "serial://%s: expected serial:///dev/ttyX?baud=N", rest);
+    unsigned long long v;
+    if (strncmp(q, "?baud=", 6) != 0 || parse_dec(q + 6, 1, 0xFFFFFFFFu, &v) < 0) {
+      snprintf(err, errcap, "serial://%s: expected serial:///dev/ttyX?baud=N, N a baud rate "
+               "(50 to 4000000)", rest);
       return TW_EINVAL;
     }
+    baud = (unsigned)v;
   }
   return tw__conn_serial_open(dev, baud, wait, out, err, errcap);
 }

@@ -2,13 +2,17 @@
  * exact signature of struct tw_sys (open/ioctl-style varargs do not). */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "tracewire/io/sys.h"
 
 static int sys_open(const char *path, int flags, int mode) { return open(path, flags, mode); }
+static int sys_fstat(int fd, struct stat *st) { return fstat(fd, st); }
+static int sys_stat(const char *path, struct stat *st) { return stat(path, st); }
 
 const struct tw_sys tw_sys_default = {
-  .iVersion = 3,
+  .iVersion = 4,
   .open = sys_open,
   .close = close,
   .read = read,
@@ -30,6 +34,10 @@ const struct tw_sys tw_sys_default = {
   .clock_gettime = clock_gettime,
   .ftruncate = ftruncate,
   .getsockopt = getsockopt,
+  .fstat = sys_fstat,
+  .stat = sys_stat,
+  .rename = rename,
+  .unlink = unlink,
 };
 
 const struct tw_sys *tw_sys = &tw_sys_default;

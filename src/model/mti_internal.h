@@ -199,6 +199,7 @@ struct tw_mti_system {
   uint64_t unknown;
   const struct tw_event *cur_event;
   const struct mti_component *cur_comp;
+  unsigned long long failures; /* TW_TraceContext::ReportFailure calls */
 };
 
 /* A value for MTI_FILL_GIVEN fields. */

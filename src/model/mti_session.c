@@ -10,6 +10,7 @@
 #include <string.h>
 #include "model/mti_internal.h"
 #include "tracewire/error.h"
+#include "tracewire/io/file.h"
 
 struct sess_inst {
   char *name;
@@ -169,6 +170,11 @@ int tw_mti_session_set_param(struct tw_mti_session *s, const char *assignment, c
   }
   if ((rc = tw__mti_plugin_parse(si->plugin, rest, &v, err, errcap)) < 0)
     return rc; /* refused now, with the message, rather than at instantiation */
+  /* a string naming a file this process reads (the trace) is refused:
+   * a plugin that writes its output there would destroy it */
+  if (v.dataType == CADI_PARAM_STRING && v.stringValue[0] &&
+      (rc = tw_file_check_output(v.stringValue, err, errcap)) < 0)
+    return rc;
   if (!(grown = realloc(si->assign, (si->nassign + 1) * sizeof *grown)))
     return TW_ENOMEM;
   si->assign = grown;

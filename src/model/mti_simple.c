@@ -4,6 +4,7 @@
  * hand. Linked into plugins from the static tw_model library, so it uses
  * only libc and mti_params.c.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,8 +37,27 @@ static eslapi_CAInterface *inst_obtain(eslapi_CAInterface *self, eslapi_if_name_
 static eslapi_CADIReturn_t inst_register(MTI_PluginInstance *self, eslapi_CAInterface *sim)
 {
   struct tw_mti_instance *in = (struct tw_mti_instance *)self;
+  in->simulation = sim;
   return in->desc->register_simulation ? in->desc->register_simulation(in, sim)
                                        : CADI_STATUS_OK;
+}
+
+void tw_mti_instance_fail(struct tw_mti_instance *in, const char *fmt, ...)
+{
+  char what[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  eslapi_if_rev_t rev = 0;
+  TW_TraceContext *ctx = NULL;
+  if (in->simulation)
+    ctx = (TW_TraceContext *)in->simulation->vtbl->ObtainInterface(
+        in->simulation, TW_TraceContext_IFNAME, 2, &rev);
+  if (ctx && rev >= 2)
+    ctx->vtbl->ReportFailure(ctx, in->name, what);
+  else
+    fprintf(stderr, "%s: %s\n", in->name, what);
 }
 
 static void inst_free(struct tw_mti_instance *in)

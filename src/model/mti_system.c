@@ -132,6 +132,18 @@ static const MTI_ComponentTraceInterface *ctx_comp(const TW_TraceContext *self)
   return c ? &c->base : NULL;
 }
 
+static void ctx_fail(const TW_TraceContext *self, const char *who, const char *what)
+{
+  struct tw_mti_system *sys = SYS_OF_CTX(self);
+  sys->failures++;
+  fprintf(stderr, "tracewire: %s: %s\n", who ? who : "plugin", what ? what : "failed");
+}
+
+unsigned long long tw_mti_system_failures(const struct tw_mti_system *sys)
+{
+  return sys->failures;
+}
+
 /* Asking for the model is asking for it to be kept: every component feeds
  * it from now on. */
 static struct tw_rtos *ctx_model(const TW_TraceContext *self)
@@ -148,6 +160,7 @@ static const struct TW_TraceContext_vtbl ctx_vtbl = {
   .LookupObjectName = ctx_name,
   .GetCurrentComponent = ctx_comp,
   .GetModel = ctx_model,
+  .ReportFailure = ctx_fail,
 };
 
 /* ---- ComponentTraceInterface ------------------------------------------------------- */

@@ -456,6 +456,14 @@ const struct tw_rtos_core *tw_rtos_core_at(const struct tw_rtos *m, size_t id)
   return id < m->ncores ? &m->cores[id]->pub : NULL;
 }
 
+_Static_assert(offsetof(struct rcore, pub) == 0, "tw_rtos_core_charged: pub comes first");
+
+uint64_t tw_rtos_core_charged(const struct tw_rtos_core *c)
+{
+  /* pub is rcore's first member: the public pointer is the rcore's */
+  return ((const struct rcore *)(const void *)c)->owner_since;
+}
+
 static const struct rep *ep_find(const struct tw_rtos *m, uint16_t endpoint)
 {
   for (size_t i = 0; i < m->neps; i++)

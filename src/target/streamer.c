@@ -137,14 +137,47 @@ static void finish_header(struct tw_streamer *s, uint32_t length)
                     (s->cfg.priority & 3u));
 }
 
+static uint32_t *claim(struct tw_streamer *s, uint32_t words);
+
+/* The payload check (cfg.check): a PKT_CHECK record ends the packet, in
+ * the room make_room() kept for it; it takes a sequence number like any
+ * record, so a reader that knows nothing of it counts right. Its CRC word
+ * is filled once the header is final: the CRC covers every byte of the
+ * packet before that word. */
+#define CHECK_WORDS 3u
+#if TW_CFG_STREAMER_MINIMAL /* no payload check (streamer.h) */
+#define CFG_CHECK(c) 0
+#else
+#define CFG_CHECK(c) ((c)->check)
+#endif
+#define CHECKED(s) CFG_CHECK(&(s)->cfg)
+
+static void begin_check(struct tw_streamer *s)
+{
+  uint32_t seq = s->ev_seq;
+  uint32_t *p = claim(s, CHECK_WORDS);
+  p[0] = tw_evhdr_make(TW_REC_EVENT, CHECK_WORDS * 4, seq);
+  p[1] = (uint32_t)TW_EV_PKT_CHECK << 16 | TW_MOD_CONTROL;
+  p[2] = 0; /* the CRC: end_check() */
+}
+
+static void end_check(struct tw_streamer *s)
+{
+  s->pkt[s->fill / 4 - 1] = tw_crc16(s->pkt, s->fill - 4); /* payload order: native */
+}
+
 /* Finish and offer the packet under construction (or the held one). */
 static int send_pkt(struct tw_streamer *s)
 {
+  if (!s->held && CHECKED(s) && s->fill > HDR)
+    begin_check(s);
   uint32_t len = s->fill + TW_FOOTER_BYTES;
   uint32_t total = len;
 
   if (!s->held) {
     finish_header(s, len);
+    if (CHECKED(s) && s->fill > HDR)
+      end_check(s);
     tw_store_be32((uint8_t *)s->pkt + s->fill, tw_pkt_footer(len));
 #if !TW_CFG_STREAMER_MINIMAL
     if (s->cfg.pad && len < s->max_bytes) {
@@ -178,9 +211,9 @@ static int make_room(struct tw_streamer *s, uint32_t bytes)
 {
   if (s->held)
     return TW_EBUSY;
-  if (HDR + bytes + TW_FOOTER_BYTES > s->max_bytes)
+  if (HDR + bytes + s->tail > s->max_bytes)
     return TW_ETOOBIG;
-  if (s->fill + bytes + TW_FOOTER_BYTES > s->max_bytes) {
+  if (s->fill + bytes + s->tail > s->max_bytes) {
     int rc = send_pkt(s);
     if (rc)
       return rc;
@@ -430,7 +463,7 @@ static int write_bytes(struct tw_streamer *s, int timed, const uint32_t *payload
   uint32_t len = n ? payload[0] : 0;
   const uint8_t *bytes = (const uint8_t *)(payload + 1);
   uint32_t hwords = timed ? 10u : 8u;
-  uint32_t room = (s->max_bytes - HDR - TW_FOOTER_BYTES - hwords * 4) & ~3u;
+  uint32_t room = (s->max_bytes - HDR - s->tail - hwords * 4) & ~3u;
 
   if (n && len > (n - 1) * 4)
     len = (n - 1) * 4; /* never read past what the logger gave */
@@ -812,7 +845,8 @@ int tw_streamer_init(struct tw_streamer *s, const struct tw_streamer_cfg *cfg)
   if (!s || !cfg || !cfg->send || cfg->priority > 3)
     return TW_EINVAL;
   uint32_t max = cfg->max_pkt_bytes ? cfg->max_pkt_bytes : TW_CFG_MAX_PKT_BYTES;
-  if (max % 4 || max > TW_CFG_MAX_PKT_BYTES || max < MIN_PKT)
+  uint32_t tail = TW_FOOTER_BYTES + (CFG_CHECK(cfg) ? CHECK_WORDS * 4 : 0);
+  if (max % 4 || max > TW_CFG_MAX_PKT_BYTES || max < MIN_PKT - TW_FOOTER_BYTES + tail)
     return TW_EINVAL;
 #if !TW_CFG_STREAMER_MINIMAL
   if (!cfg->source.get || !cfg->source.now || cfg->sync_ticks > 0x7FFFFFFFu)
@@ -821,6 +855,7 @@ int tw_streamer_init(struct tw_streamer *s, const struct tw_streamer_cfg *cfg)
   memset(s, 0, sizeof *s);
   s->cfg = *cfg;
   s->max_bytes = max;
+  s->tail = tail;
   s->fill = HDR;
   s->mask = cfg->initial_mask;
   s->now_lo = SRC_NOW(s);

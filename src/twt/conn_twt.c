@@ -47,6 +47,8 @@ static int twt_read(struct tw_conn *s, void *buf, size_t cap, int timeout_ms)
       snprintf(s->err, sizeof s->err, "%s", tw_twt_reader_error(t->r));
       if (t->on_chunk)
         t->on_chunk(t->ctx, NULL, rc, s->err);
+      if (rc == TW_EBADMSG)
+        continue; /* the reader went on at the next chunk header */
       return TW_EOF; /* the readable prefix is the trace */
     }
     t->used = 0;
@@ -112,6 +114,12 @@ int tw_conn_twt_open(const char *path, int source_id, struct tw_conn **out, char
   t->want = source_id;
   *out = &t->base;
   return 0;
+}
+
+void tw_conn_twt_name(struct tw_conn *s, const char *name)
+{
+  snprintf(s->name, sizeof s->name, "%s", name);
+  tw_twt_reader_name(((struct twt_source *)s)->r, name);
 }
 
 void tw_conn_twt_on_chunk(struct tw_conn *s, tw_twt_chunk_fn fn, void *ctx)

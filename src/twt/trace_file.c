@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "tracewire/twt/trace_file.h"
 #include "tracewire/twt/twt_index.h"
+#include "tracewire/io/file.h"
 #include "tracewire/io/sys.h"
 #include "tracewire/uia.h"
 #include "tracewire/error.h"
@@ -31,7 +32,8 @@ struct tw_twt_writer {
   unsigned long long offset, data_bytes, data_chunks;
   uint8_t *buf;
   struct tw_twt_indexer *ix;
-  uint64_t end_ns;
+  uint64_t created, end_ns;
+  int hdr_done;
 };
 
 static int wfail(struct tw_twt_writer *w, const char *what)
@@ -88,29 +90,33 @@ int tw_twt_create(const char *path, struct tw_twt_writer **out, char *err, size_
     return TW_ENOMEM;
   }
   snprintf(w->path, sizeof w->path, "%s", path);
-  w->fd = tw_sys->open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  /* never over a file this process reads (io/file.h); "-": stdout */
+  w->fd = tw_file_create(path, err, errcap);
   if (w->fd < 0) {
-    int rc = wfail(w, "create");
-    snprintf(err, errcap, "%s", w->msg);
+    int rc = w->fd;
     free(w->buf);
     free(w);
     return rc;
   }
+  w->created = tw_sys_wall_ns();
+  *out = w;
+  return 0;
+}
+
+/* The file header goes out with the first chunk (or at close), so the
+ * creation time can still be set without seeking back: the file may be a
+ * pipe (-o -). */
+static int write_header(struct tw_twt_writer *w)
+{
   uint8_t h[TW_TWT_HDR_BYTES] = {0};
+  if (w->hdr_done)
+    return w->err;
+  w->hdr_done = 1;
   memcpy(h, TW_TWT_MAGIC, 8);
   tw_store_le32(h + 8, TW_TWT_VERSION);
   tw_store_le32(h + 12, TW_TWT_HDR_BYTES);
-  put64(h + 16, tw_sys_wall_ns());
-  int rc = write_all(w, h, sizeof h);
-  if (rc < 0) {
-    snprintf(err, errcap, "%s", w->msg);
-    tw_sys->close(w->fd);
-    free(w->buf);
-    free(w);
-    return rc;
-  }
-  *out = w;
-  return 0;
+  put64(h + 16, w->created);
+  return write_all(w, h, sizeof h);
 }
 
 int tw_twt_writer_index(struct tw_twt_writer *w, unsigned long long every)
@@ -121,10 +127,8 @@ int tw_twt_writer_index(struct tw_twt_writer *w, unsigned long long every)
 void tw_twt_writer_times(struct tw_twt_writer *w, uint64_t created_ns, uint64_t end_ns)
 {
   w->end_ns = end_ns;
-  uint8_t t[8];
-  put64(t, created_ns);
-  if (created_ns && pwrite(w->fd, t, sizeof t, 16) != (ssize_t)sizeof t)
-    wfail(w, "write the creation time");
+  if (created_ns && !w->hdr_done)
+    w->created = created_ns;
 }
 
 static int write_chunk(struct tw_twt_writer *w, uint16_t type, uint16_t source, uint64_t arrival_ns,
@@ -154,7 +158,7 @@ static int write_chunk(struct tw_twt_writer *w, uint16_t type, uint16_t source, 
                        const void *data, size_t len)
 {
   const uint8_t *p = data;
-  if (w->err)
+  if (w->err || write_header(w) < 0)
     return w->err;
   do {
     uint32_t n = len > TW_TWT_MAX_CHUNK ? TW_TWT_MAX_CHUNK : (uint32_t)len;
@@ -192,6 +196,7 @@ int tw_twt_close(struct tw_twt_writer *w, int clean)
 {
   if (!w)
     return 0;
+  write_header(w);
   if (clean && !w->err) {
     uint8_t e[32];
     const uint8_t *toc;
@@ -361,6 +366,53 @@ int tw_twt_open(const char *path, struct tw_twt_reader **out, char *err, size_t 
   return 0;
 }
 
+static int chunk_header_ok(const uint8_t *h)
+{
+  uint32_t len = tw_load_le32(h + 8);
+  return tw_load_le32(h) == TW_TWT_CHUNK_MAGIC && len <= TW_TWT_MAX_CHUNK &&
+         tw_load_le32(h + 12) == tw_twt_check_word(len, get16(h + 4), get16(h + 6));
+}
+
+/* A damaged chunk header at file offset off: the bytes up to the next
+ * valid chunk header (magic, bounded length, check word) are skipped and
+ * said, and reading goes on from there, so one damaged header does not
+ * cost the rest of the file (a flipped bit in a chunk's length would
+ * otherwise end every reader there). Returns TW_EBADMSG. */
+static int resync(struct tw_twt_reader *r, unsigned long long off)
+{
+  static const uint8_t magic[4] = { 0x54, 0x57, 0x43, 0x4B }; /* TW_TWT_CHUNK_MAGIC, LE */
+  r->start++;
+  for (;;) {
+    int rc = rfill(r, TW_TWT_CHUNK_HDR_BYTES);
+    if (rc < 0)
+      return rc;
+    size_t avail = r->end - r->start;
+    if (rc == 0) {
+      /* no header can start in what is left */
+      r->start = r->end;
+      snprintf(r->msg, sizeof r->msg, "%s: damaged chunk header at file offset %llu; no chunk "
+               "header after it: the rest of the file (%llu bytes) is not read", r->path, off,
+               r->base + r->end - off);
+      return TW_EBADMSG;
+    }
+    const uint8_t *p = memmem(r->buf + r->start, avail, magic, 4);
+    if (!p) {
+      r->start = r->end - 3; /* a magic may straddle the next read */
+      continue;
+    }
+    r->start = (size_t)(p - r->buf);
+    if (r->end - r->start < TW_TWT_CHUNK_HDR_BYTES)
+      continue;
+    if (chunk_header_ok(p)) {
+      unsigned long long at = r->base + r->start;
+      snprintf(r->msg, sizeof r->msg, "%s: damaged chunk header at file offset %llu; %llu bytes "
+               "skipped to the next chunk header, at file offset %llu", r->path, off, at - off, at);
+      return TW_EBADMSG;
+    }
+    r->start++;
+  }
+}
+
 int tw_twt_next(struct tw_twt_reader *r, struct tw_twt_chunk *c)
 {
   if (r->pending) {
@@ -382,17 +434,11 @@ int tw_twt_next(struct tw_twt_reader *r, struct tw_twt_chunk *c)
     return TW_ETRUNC;
   }
   const uint8_t *h = r->buf + r->start;
+  if (!chunk_header_ok(h))
+    return resync(r, off);
   c->type = get16(h + 4);
   c->source = get16(h + 6);
   c->len = tw_load_le32(h + 8);
-  if (tw_load_le32(h) != TW_TWT_CHUNK_MAGIC || c->len > TW_TWT_MAX_CHUNK ||
-      tw_load_le32(h + 12) != tw_twt_check_word(c->len, c->type, c->source)) {
-    snprintf(r->msg, sizeof r->msg, "%s: damaged chunk header at file offset %llu; "
-             "the rest of the file is not read", r->path, off);
-    r->start = r->end;
-    r->eof = 1;
-    return TW_EBADMSG;
-  }
   c->arrival_ns = get64(h + 16);
   rc = rfill(r, TW_TWT_CHUNK_HDR_BYTES + c->len);
   if (rc < 0)
@@ -416,6 +462,10 @@ int tw_twt_next(struct tw_twt_reader *r, struct tw_twt_chunk *c)
 }
 
 uint64_t tw_twt_created_ns(const struct tw_twt_reader *r) { return r->created; }
+void tw_twt_reader_name(struct tw_twt_reader *r, const char *name)
+{
+  snprintf(r->path, sizeof r->path, "%s", name);
+}
 unsigned long long tw_twt_bytes_read(const struct tw_twt_reader *r) { return r->nread; }
 
 int tw_twt_seek(struct tw_twt_reader *r, unsigned long long off)

@@ -140,7 +140,9 @@ static int ix_event(void *ctx, const struct tw_event *ev)
 }
 
 /* The source rule of readers (src/trace/input.c discover()): the ids of the
- * leading SOURCE chunks; one or none: a single stream of every DATA chunk. */
+ * leading SOURCE chunks (INDEX, TOC and END among them do not end them:
+ * the writer never feeds those here, and a rewrite drops them); one or
+ * none: a single stream of every DATA chunk. */
 static int freeze(struct tw_twt_indexer *ix)
 {
   ix->frozen = 1;

@@ -20,6 +20,7 @@
 #include "tracewire/error.h"
 
 #define NAME_MAX_BYTES 64   /* longer names are cut (docs/host.md) */
+#define NAMES_MIN_CAP 64    /* name table slots at open (a power of two) */
 #define DESC_CACHE 0x200
 #define MAX_UNKNOWN 256
 
@@ -28,6 +29,7 @@ struct stream {
   uint32_t mult;             /* ns per tick when it is an integer, else 0 */
   int freq_known;
   int have_pkt_seq, have_seq, pkt_gap;
+  int checked;               /* a verified PKT_CHECK came: every packet needs one */
   uint16_t next_pkt_seq, next_seq;
   /* the seq the in-order fast path accepts: next_seq, or 0x10000 (never a
    * seq) before the first record and while a packet gap or a DROPS record
@@ -62,6 +64,7 @@ struct plan {
   const struct tw_event_desc *desc;
   uint16_t module;
   uint8_t fast, n, need, timed;
+  uint8_t consumed;          /* PKT_CHECK: verified per packet, never delivered */
   struct plan_field f[TW_EVENT_MAX_VALUES];
 };
 
@@ -118,6 +121,7 @@ static void plan_init(struct plan *pl, const struct tw_event_desc *desc)
   pl->n = desc->nfields < TW_EVENT_MAX_VALUES ? desc->nfields : TW_EVENT_MAX_VALUES;
   pl->need = desc->payload_words;
   pl->timed = (desc->flags & TW_EVF_TIMED) != 0;
+  pl->consumed = desc->module == TW_MOD_CONTROL && desc->id == TW_EV_PKT_CHECK;
   pl->fast = desc->payload_words <= TW_EVENT_MAX_VALUES;
   for (unsigned i = 0; i < TW_EVENT_MAX_VALUES; i++)
     pl->f[i].off = -4; /* absent: the id word, masked to 0 */
@@ -146,12 +150,13 @@ int tw_decoder_open(struct tw_decoder **out, const struct tw_decoder_cfg *cfg)
     d->cfg.max_custom = 256;
   if (!d->cfg.max_snapshot)
     d->cfg.max_snapshot = 65535;
-  d->names_cap = 16;
-  while (d->names_cap < 2 * d->cfg.max_names)
-    d->names_cap <<= 1;
+  /* the name table starts small and doubles as names come (names_grow):
+   * sized for max_names at once, every decoder cost 9 MB of zeroed memory
+   * (a command opens several, a fuzz run dozens) */
+  d->names_cap = NAMES_MIN_CAP;
   d->streams = calloc(d->cfg.max_streams, sizeof *d->streams);
   d->names = calloc(d->names_cap, sizeof *d->names);
-  d->name_order = calloc(d->cfg.max_names, sizeof *d->name_order);
+  d->name_order = calloc(d->names_cap / 2, sizeof *d->name_order);
   d->customs = calloc(d->cfg.max_custom, sizeof *d->customs);
   d->plans = calloc(tw_event_ndescs, sizeof *d->plans);
   if (!d->streams || !d->names || !d->name_order || !d->customs || !d->plans) {
@@ -327,6 +332,34 @@ static struct name_slot *name_slot(const struct tw_decoder *d, uint64_t key)
   return &d->names[i];
 }
 
+/* Twice the slots, the names moved over in their order. The table stays at
+ * most half full, so a lookup's probe run stays short; it never needs to
+ * grow beyond 2 * max_names slots (name_set refuses a name past max_names
+ * first). */
+static int names_grow(struct tw_decoder *d)
+{
+  size_t cap = d->names_cap * 2;
+  struct name_slot *old = d->names, *n = calloc(cap, sizeof *n);
+  uint32_t *old_order = d->name_order, *o = calloc(cap / 2, sizeof *o);
+  if (!n || !o) {
+    free(n);
+    free(o);
+    return TW_ENOMEM;
+  }
+  d->names = n;
+  d->name_order = o;
+  d->names_cap = cap;
+  for (size_t i = 0; i < d->nnames; i++) {
+    const struct name_slot *from = &old[old_order[i]];
+    struct name_slot *to = name_slot(d, from->key);
+    *to = *from;
+    o[i] = (uint32_t)(to - n);
+  }
+  free(old);
+  free(old_order);
+  return 0;
+}
+
 static void name_set(struct tw_decoder *d, int si, uint16_t ep, uint32_t kind, uint32_t number,
                      const char *s, size_t n)
 {
@@ -337,6 +370,14 @@ static void name_set(struct tw_decoder *d, int si, uint16_t ep, uint32_t kind, u
       diag(d, TW_DIAG_LIMIT, TW_ENOSPC, si, 0, 0, "name table full (%zu names): %s %u unnamed",
            d->cfg.max_names, tw_obj_kind_name((enum tw_obj_kind)kind), number);
       return;
+    }
+    if ((d->nnames + 1) * 2 > d->names_cap) {
+      if (names_grow(d) < 0) {
+        diag(d, TW_DIAG_LIMIT, TW_ENOMEM, si, 0, 0, "out of memory for %zu names: %s %u unnamed",
+             d->nnames + 1, tw_obj_kind_name((enum tw_obj_kind)kind), number);
+        return;
+      }
+      e = name_slot(d, key);
     }
     e->key = key;
     d->name_order[d->nnames++] = (uint32_t)(e - d->names);
@@ -849,8 +890,8 @@ records_in(struct tw_decoder *d, int si, const struct tw_pkt *pkt, const int swa
     uint32_t idw = ld(p + hdr - 4, swap);
     uint16_t id = (uint16_t)(idw >> 16), module = (uint16_t)idw;
     const struct plan *pl = plan_for(d, si, module, id);
-    if (!pl) {
-      p += len;
+    if (!pl || __builtin_expect(pl->consumed, 0)) {
+      p += len; /* unknown (counted), or the packet's check (verified before) */
       continue;
     }
     const uint8_t *pw = p + hdr;
@@ -924,6 +965,91 @@ static int records(struct tw_decoder *d, int si, const struct tw_pkt *pkt)
   return records_in(d, si, pkt, 1);
 }
 
+/* ---- payload check (docs/wire-format.md, "Payload check") -------------------------- */
+
+#define CHECK_BYTES 12u
+
+/* 1: the packet ends with a PKT_CHECK record whose CRC matches; 0: it has
+ * none; TW_ECRC: it has one that does not match (or whose reserved upper
+ * half is not 0). The CRC covers every byte before the CRC word, header
+ * included (the footer repeats only the length). */
+static int packet_check(const struct tw_pkt *pkt)
+{
+  if (pkt->payload_len < CHECK_BYTES)
+    return 0;
+  int swap = pkt->endian != TW_ENDIAN_NATIVE;
+  const uint8_t *rec = pkt->payload + pkt->payload_len - CHECK_BYTES;
+  uint32_t w0 = ld(rec, swap), idw = ld(rec + 4, swap), word = ld(rec + 8, swap);
+  if (w0 >> 27 != TW_REC_EVENT || ((w0 >> 16) & 0x7FFu) != CHECK_BYTES ||
+      idw != ((uint32_t)TW_EV_PKT_CHECK << 16 | TW_MOD_CONTROL))
+    return 0;
+  const uint8_t *start = pkt->payload - tw_pkt_hdr_bytes(pkt->hdr_type);
+  if (word >> 16 || (uint16_t)word != tw_crc16(start, (size_t)(rec + 8 - start)))
+    return TW_ECRC;
+  return 1;
+}
+
+/* A packet that fails its check is not decoded: its records (the check's
+ * own included) are a sequence gap at the next packet, so they are counted
+ * lost in transport, and none is delivered with a wrong value. */
+static int check_failed(struct tw_decoder *d, int si, const char *why)
+{
+  if (si >= 0)
+    d->streams[si].st.check_failed++;
+  diag(d, TW_DIAG_CHECK, TW_ECRC, si, 1, 0, "packet %s: dropped, its events are counted lost", why);
+  return 0;
+}
+
+/* The stream of a packet, if it exists (a packet that failed its check
+ * may carry a damaged address: it must not make a stream). */
+static int known_stream(const struct tw_decoder *d, uint16_t ep, uint16_t inst)
+{
+  for (size_t i = 0; i < d->nstreams; i++)
+    if (d->streams[i].st.endpoint == ep && d->streams[i].st.instance == inst)
+      return (int)i;
+  return -1;
+}
+
+/* The first record of a session of the streamer: SYNC or TRACE_START,
+ * event sequence 0, in a packet of sequence 0 (see decoder.h). */
+static int session_start(const struct tw_pkt *pkt, uint16_t seq)
+{
+  if (seq != 0 || pkt->payload_len < 8)
+    return 0;
+  int swap = pkt->endian != TW_ENDIAN_NATIVE;
+  uint32_t w0 = ld(pkt->payload, swap);
+  uint32_t type = w0 >> 27, hdr = type == TW_REC_EVENT_TS ? 16u : 8u;
+  if ((type != TW_REC_EVENT && type != TW_REC_EVENT_TS) || (uint16_t)w0 != 0 ||
+      pkt->payload_len < hdr)
+    return 0;
+  uint32_t idw = ld(pkt->payload + hdr - 4, swap);
+  uint16_t id = (uint16_t)(idw >> 16), module = (uint16_t)idw;
+  return module == TW_MOD_CONTROL && (id == TW_EV_SYNC || id == TW_EV_TRACE_START);
+}
+
+static int is_restart(const struct stream *s, uint16_t seq, const struct tw_pkt *pkt)
+{
+  uint16_t back = (uint16_t)(s->next_pkt_seq - seq);
+  return session_start(pkt, seq) || (back > TW_DECODER_RESTART_BACK && back <= 0x8000u);
+}
+
+/* A new run of sequence numbers: nothing before it explains a gap after
+ * it, and its first record is not a gap. */
+static void restart(struct tw_decoder *d, struct stream *s, int si, uint16_t seq)
+{
+  s->st.restarts++;
+  diag(d, TW_DIAG_RESTART, 0, si, 0, seq,
+       "the target started its sequence numbers again (packet sequence %u after %u): a restart, "
+       "not a loss; whatever it sent after packet %u of its previous session is not counted",
+       seq, (uint16_t)(s->next_pkt_seq - 1), (uint16_t)(s->next_pkt_seq - 1));
+  s->have_seq = 0;
+  s->pkt_gap = 0;
+  s->pending_drops = 0;
+  s->expect = 0x10000u;
+  if (s->snap.active) /* half a snapshot of the old session: never completed */
+    tw_snap_reasm_init(&s->snap, s->snap_buf, d->cfg.max_snapshot);
+}
+
 int tw_decoder_packet(struct tw_decoder *d, const struct tw_pkt *pkt,
                       unsigned long long offset, unsigned long long number)
 {
@@ -949,12 +1075,30 @@ int tw_decoder_packet(struct tw_decoder *d, const struct tw_pkt *pkt,
     return 0;
   }
   seq = (uint16_t)tw_pkt_get_seq(&pkt->hdr);
+  int check = packet_check(pkt);
+  if (check < 0)
+    return check_failed(d, known_stream(d, ep, inst), "checksum does not match");
   int si = find_stream(d, ep, inst, module);
   if (si < 0)
     return 0;
   struct stream *s = &d->streams[si];
+  if (!check && s->checked) {
+    /* a target that started again may come back without checks (other
+     * firmware): only the start of a session says so. One flipped bit
+     * cannot forge that: it would have to remove the check record and
+     * damage nothing else, and then the packet's values are intact. */
+    if (!session_start(pkt, seq))
+      return check_failed(d, si, "without its check record (the stream has them)");
+    s->checked = 0;
+  }
+  if (check) {
+    s->checked = 1;
+    s->st.checked++;
+  }
   s->st.packets++;
-  if (s->have_pkt_seq && seq != s->next_pkt_seq) {
+  if (s->have_pkt_seq && seq != s->next_pkt_seq && is_restart(s, seq, pkt)) {
+    restart(d, s, si, seq);
+  } else if (s->have_pkt_seq && seq != s->next_pkt_seq) {
     uint16_t gap = (uint16_t)(seq - s->next_pkt_seq);
     if (gap < 0x8000u) {
       s->st.pkts_lost += gap;
@@ -1077,7 +1221,8 @@ int tw_decoder_save(const struct tw_decoder *d, void *buf, size_t cap)
     cput16(&b, s->st.module);
     cput32(&b, s->st.freq_hz);
     cput8(&b, (unsigned)s->freq_known | (unsigned)s->have_pkt_seq << 1 | (unsigned)s->have_seq << 2 |
-                  (unsigned)s->pkt_gap << 3 | (unsigned)s->st.have_time << 4);
+                  (unsigned)s->pkt_gap << 3 | (unsigned)s->st.have_time << 4 |
+                  (unsigned)s->checked << 5);
     cput16(&b, s->next_pkt_seq);
     cput16(&b, s->next_seq);
     cput32(&b, s->expect);
@@ -1133,6 +1278,7 @@ static int restore_streams(struct tw_decoder *d, struct cbuf *b)
     s->have_seq = (fl >> 2) & 1;
     s->pkt_gap = (fl >> 3) & 1;
     s->st.have_time = (fl >> 4) & 1;
+    s->checked = (fl >> 5) & 1;
     s->next_pkt_seq = (uint16_t)cgetn(b, 2);
     s->next_seq = (uint16_t)cgetn(b, 2);
     s->expect = (uint32_t)cgetn(b, 4);

@@ -57,10 +57,25 @@
  * stream an event packet whose records tile it without a footer is read
  * that way first, so a last record word that happens to look like a footer
  * is not eaten.
+ *
+ * Skipping is the slow path of a damaged or foreign stream (a serial line
+ * at the wrong baud rate delivers nothing else): once a region is being
+ * skipped, positions whose first two bytes cannot start any header
+ * (starts[], made from classify() itself: the type, the reserved bits, the
+ * high length bits against max_pkt_bytes) are passed over in a tight loop;
+ * the region, its offset, count and reason are exactly what the byte by
+ * byte scan reports. Random bytes leave about 2% of positions to judge.
+ *
+ * A call with a timeout returns within it even when bytes keep coming
+ * and none of them is a packet (a garbage flood), so a live caller gets
+ * its loop back for Ctrl-C and --duration; the skip goes on at the next
+ * call.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "tracewire/wire/reader.h"
+#include "tracewire/io/sys.h"
 #include "tracewire/error.h"
 
 struct tw_reader {
@@ -85,7 +100,51 @@ struct tw_reader {
   void *skip_ctx;
   tw_tap_fn on_bytes;
   void *bytes_ctx;
+  const uint8_t *starts;     /* [first two bytes]: 1 if a header may start so */
 };
+
+static int classify_min(uint32_t w, size_t max, size_t *len, uint32_t footer);
+
+/* The starts[] table of a max_pkt: a pair of first bytes is plausible
+ * when some value of the other two passes classify_min() without a footer
+ * (so under either framing: footer-less streams accept shorter lengths; a
+ * length's low bits only need to be aligned and at least a header: 64
+ * bytes, or the largest aligned value within max). 64 KiB, made once per max_pkt value a process
+ * uses and kept: readers are opened often (the fuzzers, every trace
+ * source) and the table costs 130,000 classify() calls. */
+#define START_TABLES 8
+static struct {
+  pthread_mutex_t lock;
+  size_t max[START_TABLES];
+  uint8_t *t[START_TABLES];
+} starts_cache = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static const uint8_t *starts_for(size_t max)
+{
+  uint8_t *t = NULL;
+  pthread_mutex_lock(&starts_cache.lock);
+  int i;
+  for (i = 0; i < START_TABLES && starts_cache.t[i]; i++)
+    if (starts_cache.max[i] == max) {
+      t = starts_cache.t[i];
+      break;
+    }
+  if (!t && (t = malloc(1u << 16))) {
+    uint32_t lows[2] = { 0x40u, (uint32_t)(max & 0xFFFCu) };
+    for (uint32_t h = 0; h < 0x10000u; h++) {
+      size_t len;
+      t[h] = 0;
+      for (int k = 0; k < 2 && !t[h]; k++)
+        t[h] = classify_min(h << 16 | lows[k], max, &len, 0) == 0; /* either framing */
+    }
+    if (i < START_TABLES) {
+      starts_cache.max[i] = max;
+      starts_cache.t[i] = t;
+    } /* else: a process with that many sizes; this reader's own (leaked) */
+  }
+  pthread_mutex_unlock(&starts_cache.lock);
+  return t;
+}
 
 int tw_reader_open(struct tw_reader **out, struct tw_conn *src, const struct tw_reader_cfg *cfg)
 {
@@ -104,6 +163,10 @@ int tw_reader_open(struct tw_reader **out, struct tw_conn *src, const struct tw_
     return TW_ENOMEM;
   }
   r->pkt_num = (unsigned long long)-1;
+  if (!(r->starts = starts_for(r->max_pkt))) {
+    tw_reader_close(r);
+    return TW_ENOMEM;
+  }
   r->boundary = 1;
   if (cfg && cfg->footerless)
     tw_reader_set_footerless(r);
@@ -357,8 +420,50 @@ static void flush_skip(struct tw_reader *r)
     r->on_skip(r->skip_ctx, &r->skip);
 }
 
+/* While skipping: pass over the positions no header can start at (see
+ * the design note); at most avail bytes, never the cut. */
+static size_t pass_over(struct tw_reader *r, size_t avail)
+{
+  const uint8_t *b = r->buf + r->start;
+  size_t i = 0;
+  while (i + 1 < avail && !r->starts[b[i] << 8 | b[i + 1]])
+    i++;
+  r->start += i;
+  return avail - i;
+}
+
+/* Another fill with what is left of the caller's timeout (-1: none). Once
+ * the time is up, a call that has read FLOOD_BYTES and still found no
+ * packet returns TW_EAGAIN (a flood); before that, reads go on (a source
+ * that answers at once, with a few bytes or its end, is not a flood). */
+#define FLOOD_BYTES (64u << 10)
+
+struct clock {
+  int timeout_ms;
+  unsigned long long deadline, bytes0;
+  int fills;
+};
+
+static int refill(struct tw_reader *r, struct clock *k)
+{
+  int left = -1;
+  if (k->timeout_ms >= 0) {
+    unsigned long long now = tw_sys_mono_ns();
+    if (!k->fills) {
+      k->deadline = now + (unsigned long long)k->timeout_ms * 1000000u;
+      k->bytes0 = r->st.bytes;
+    } else if (now >= k->deadline && r->st.bytes - k->bytes0 >= FLOOD_BYTES) {
+      return TW_EAGAIN;
+    }
+    left = now >= k->deadline ? 0 : (int)((k->deadline - now + 999999u) / 1000000u);
+  }
+  k->fills++;
+  return fill(r, left);
+}
+
 int tw_reader_next(struct tw_reader *r, struct tw_pkt *pkt, int timeout_ms)
 {
+  struct clock k = { .timeout_ms = timeout_ms };
   for (;;) {
     if (r->cut && r->base + r->start >= r->cut_off) {
       flush_skip(r); /* a damaged region ends at the cut */
@@ -370,6 +475,8 @@ int tw_reader_next(struct tw_reader *r, struct tw_pkt *pkt, int timeout_ms)
      * disconnect cut the stream at cut_off) */
     size_t avail = r->cut ? (size_t)(r->cut_off - r->base - r->start) : r->end - r->start, len;
     int edge = r->eof || r->cut, short_reason = r->cut ? TW_ECONNRESET : TW_ETRUNC;
+    if (r->skipping)
+      avail = pass_over(r, avail);
     if (avail < 4) {
       if (edge) {
         if (avail > 0) {
@@ -381,7 +488,7 @@ int tw_reader_next(struct tw_reader *r, struct tw_pkt *pkt, int timeout_ms)
         flush_skip(r);
         return TW_EOF;
       }
-      int rc = fill(r, timeout_ms);
+      int rc = refill(r, &k);
       if (rc < 0)
         return rc;
       continue;
@@ -390,7 +497,7 @@ int tw_reader_next(struct tw_reader *r, struct tw_pkt *pkt, int timeout_ms)
     if (w >> 28 == TW_PKT_INVALID_DATA) {
       int pad = padding(r, w, avail, edge, &len);
       if (pad == TW_EAGAIN) {
-        int rc = fill(r, timeout_ms);
+        int rc = refill(r, &k);
         if (rc < 0)
           return rc;
         continue;
@@ -411,7 +518,7 @@ int tw_reader_next(struct tw_reader *r, struct tw_pkt *pkt, int timeout_ms)
         reject(r, short_reason);
         continue;
       }
-      int rc = fill(r, timeout_ms);
+      int rc = refill(r, &k);
       if (rc < 0)
         return rc;
       continue;
@@ -424,7 +531,7 @@ int tw_reader_next(struct tw_reader *r, struct tw_pkt *pkt, int timeout_ms)
     if (fl == 0 && (n == TW_EFOOTER || n == TW_ESHORT) && !(r->fl && w >> 28 != TW_PKT_MSG))
       fl = footerless(r, len, avail, edge, pkt);
     if (fl == TW_EAGAIN) {
-      int rc = fill(r, timeout_ms);
+      int rc = refill(r, &k);
       if (rc < 0)
         return rc;
       continue;

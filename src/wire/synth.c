@@ -33,9 +33,9 @@ int tw_synth_init(struct tw_synth *g, const struct tw_synth_cfg *cfg)
     g->cfg = *cfg;
   if (!g->cfg.endpoint)
     g->cfg.endpoint = 1;
-  if (!g->cfg.instances || g->cfg.instances > 8)
+  if (!g->cfg.instances || g->cfg.instances > TW_SYNTH_MAX_STREAMS)
     g->cfg.instances = 1;
-  if (!g->cfg.endpoints || g->cfg.endpoints * g->cfg.instances > 8)
+  if (!g->cfg.endpoints || g->cfg.endpoints * g->cfg.instances > TW_SYNTH_MAX_STREAMS)
     g->cfg.endpoints = 1;
   if (!g->cfg.freq_hz)
     g->cfg.freq_hz = 1000000;

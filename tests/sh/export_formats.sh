@@ -218,7 +218,11 @@ expect() { # status, message pattern, command...
   grep -q -- "$pat" "$tmp/err" || fail "$*: no message matching '$pat': $(cat "$tmp/err")"
 }
 expect 2 "unknown format 'pdf'" "$tw" export "$tmp/t.bin" -f pdf -o "$tmp/x"
-expect 2 "not standard input" "$tw" export - -f ctf -o "$tmp/x"
+# standard input is told by its content and read from a temporary copy
+# (two passes): the same output as from the file
+"$tw" export - -f json -o "$tmp/stdin.json" < "$tmp/t.bin" || fail "export from stdin failed"
+"$tw" export "$tmp/t.bin" -f json -o "$tmp/file.json" || fail "export from the file failed"
+cmp -s "$tmp/stdin.json" "$tmp/file.json" || fail "export from stdin differs from the file's"
 expect 1 "$tmp/no/such/x.json: cannot create" "$tw" export "$tmp/t.bin" -f json -o "$tmp/no/such/x.json"
 expect 1 "$tmp/no/such/ctf: cannot create directory" "$tw" export "$tmp/t.bin" -f ctf -o "$tmp/no/such/ctf"
 if [ -w /dev/full ]; then

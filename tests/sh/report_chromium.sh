@@ -5,7 +5,9 @@
 # script wrote its self-test record (#tw-selftest). Checked: no script
 # error (window.onerror records them), every lane and all twelve seed-002
 # markers drawn, the findings listed, clicking a finding zooms the
-# timeline onto its window, the clean trace reports nothing, and the file
+# timeline onto its window, recurring findings are listed as groups that
+# expand to every instance (a click zooms onto one), the clean trace
+# reports nothing, and the file
 # references nothing outside itself.
 set -euo pipefail
 B=$1
@@ -41,6 +43,9 @@ browse() { # browse OUT_DOM OUT_PNG URL
 "$tw" report "$tmp/demo.uia" -o "$tmp/demo.html" 2>/dev/null || fail "report exit $?"
 "$tw" synth -o "$tmp/two.uia" --packets 60 --instances 2 2>/dev/null  # two cores, random events
 "$tw" report "$tmp/two.uia" -o "$tmp/two.html" 2>/dev/null || fail "report (two cores) exit $?"
+"$tw" synth -o "$tmp/many.uia" --bytes 2M --switches 2>/dev/null  # recurring findings
+"$tw" report "$tmp/many.uia" -o "$tmp/many.html" 2>/dev/null || fail "report (recurring findings) exit $?"
+"$tw" analyze --json "$tmp/many.uia" > "$tmp/many.json" 2>/dev/null || fail "analyze (recurring findings) exit $?"
 "$scn" --cycles 10 -o "$tmp/clean.uia"
 "$tw" report "$tmp/clean.uia" -o "$tmp/clean.html" 2>/dev/null || fail "report (clean) exit $?"
 
@@ -55,11 +60,12 @@ done
 browse "$tmp/demo.dom" "$tmp/demo.png" "file://$tmp/demo.html"
 browse "$tmp/clean.dom" "$tmp/clean.png" "file://$tmp/clean.html"
 browse "$tmp/two.dom" "$tmp/two.png" "file://$tmp/two.html"
-for p in "$tmp/demo.png" "$tmp/clean.png" "$tmp/two.png"; do
+browse "$tmp/many.dom" "$tmp/many.png" "file://$tmp/many.html"
+for p in "$tmp/demo.png" "$tmp/clean.png" "$tmp/two.png" "$tmp/many.png"; do
   [ "$(stat -c %s "$p")" -gt 30000 ] || fail "$p: screenshot missing or blank"
 done
 
-python3 - "$tmp/demo.dom" "$tmp/clean.dom" "$tmp/two.dom" <<'PY'
+python3 - "$tmp/demo.dom" "$tmp/clean.dom" "$tmp/two.dom" "$tmp/many.dom" "$tmp/many.json" <<'PY'
 import html, json, re, sys
 
 def selftest(path):
@@ -105,7 +111,21 @@ assert "nothing found" in dom
 assert r["glyphs"].get("UpBlock", 0) == 0 and r["glyphs"].get("Push", 0) > 0
 dom, r = selftest(sys.argv[3])
 assert r["cores"] == 2 and r["cpuCharts"] == 2, (r["cores"], r["cpuCharts"])
-print("report in chromium: lanes", len(want), "markers 12, findings ok, clean trace clean")
+# recurring findings: one item per group, every instance embedded, a group
+# expands (50 at a time) and a click on an instance zooms onto it
+dom, r = selftest(sys.argv[4])
+a = json.load(open(sys.argv[5]))
+assert r["errors"] == [], r["errors"]
+assert r["findings"] == r["findingItems"] == len(a["finding_groups"]) < 30, (r["findings"], len(a["finding_groups"]))
+assert r["instances"] == r["findingsTotal"] == len(a["findings"]) > 100, (r["instances"], len(a["findings"]))
+z = r["instanceZoom"]
+assert z["count"] > 50 and z["listed"] == 50 and z["more"], z
+assert z["v0"] <= z["i0"] and z["v1"] >= z["i1"], f"not zoomed onto the instance: {z}"
+assert z["v1"] - z["v0"] < 3 * (z["i1"] - z["i0"]) + 100000, f"not zoomed onto the instance: {z}"
+counts = [int(c) for c in re.findall(r'<span class="n" title="instances">(\d+)\u00d7</span>', dom.replace("&times;", "\u00d7"))]
+assert counts == [g["count"] for g in a["finding_groups"]], (counts, [g["count"] for g in a["finding_groups"]])
+print("report in chromium: lanes", len(want), "markers 12, findings ok, clean trace clean,",
+      len(a["findings"]), "recurring findings in", len(a["finding_groups"]), "groups, expand and zoom ok")
 PY
 # Keep the demo screenshot where the docs can pick it up.
 cp "$tmp/demo.png" "$B/report_chromium.png"

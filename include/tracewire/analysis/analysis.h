@@ -119,6 +119,9 @@ typedef void (*tw_an_observer)(void *ctx, const struct tw_an_item *it);
 
 struct tw_an_cfg {
   uint64_t starve_ns;        /* starvation threshold; 0: 100 ms */
+  size_t recent_findings;    /* 0: keep every finding (tw_an_finding_at); N: only about
+                                the latest N (between N and 2N) and open ones, for a
+                                live view that runs for hours. The groups count all. */
 };
 
 struct tw_an;
@@ -219,6 +222,55 @@ struct tw_an_core_stats {
 };
 int tw_an_core(const struct tw_an *a, int core, struct tw_an_core_stats *out);
 int tw_an_ncores(const struct tw_an *a);
+
+/* ---- grouped findings (docs/analyses.md, "Groups") -------------------------------
+ * Findings of the same kind, endpoint, tasks and objects are one group: a
+ * recurring problem is one line with how often, when first and last, and
+ * its worst instance. The key is the kind's tasks and objects, except the
+ * middle tasks of a priority inversion (who ran varies per episode: kept
+ * apart, in others[]); a deadlock cycle is keyed from its lowest-numbered
+ * task, so the same cycle closed by another of its tasks is the same group.
+ * A bounded inversion (inheritance bounded it) is a group apart from an
+ * unbounded one of the same tasks. Severity order, worst first: kind
+ * (deadlock, priority inversion, starvation, blocked at end), unbounded
+ * before bounded, then the worst instance's duration, then the count,
+ * then the first time. */
+struct tw_an_group {
+  enum tw_an_finding_kind kind;
+  int core;                  /* of its first instance (names resolve on its endpoint) */
+  uint16_t endpoint;
+  int ntasks, nobjs;         /* the key (deadlock: rotated to the lowest task) */
+  uint16_t tasks[TW_AN_MAX_INVOLVED];
+  uint8_t obj_kinds[TW_AN_MAX_INVOLVED];
+  uint16_t objs[TW_AN_MAX_INVOLVED];
+  int bounded;               /* inversion: bounded by priority inheritance (part of the
+                                key: a bounded one is another problem than one that is not) */
+  int nothers;               /* inversion: the middle tasks of every instance (first 8) */
+  uint16_t others[TW_AN_MAX_INVOLVED];
+  uint64_t count;            /* instances */
+  uint64_t across_gap;       /* instances flagged across_gap */
+  uint64_t first, last;      /* t0 of the earliest instance, t1 of the latest (ns) */
+  uint64_t total_ns;         /* sum of the instances' ns */
+  struct tw_an_finding worst; /* the longest (ns; the earliest of equals) */
+  size_t worst_index;        /* its tw_an_finding_at index; SIZE_MAX: not kept */
+  uint64_t seq;              /* order of first sight (a stable tie-break) */
+};
+
+/* Groups: after tw_an_finish in severity order (worst first), before it in
+ * order of first sight. */
+size_t tw_an_ngroups(const struct tw_an *a);
+const struct tw_an_group *tw_an_group_at(const struct tw_an *a, size_t i);
+/* The tw_an_group_at index of finding i's group (SIZE_MAX: none, after an
+ * allocation failure). */
+size_t tw_an_finding_group(const struct tw_an *a, size_t i);
+/* Severity order: < 0 when x is worse than y (sorts first). */
+int tw_an_group_cmp(const struct tw_an_group *x, const struct tw_an_group *y);
+/* One line about a group: its worst instance's text, and for more than
+ * one instance how many, first and last. */
+void tw_an_group_text(const struct tw_an *a, const struct tw_an_group *g, char *buf, size_t cap);
+/* One finding's text (the same as analyze prints). */
+void tw_an_finding_text(const struct tw_an *a, const struct tw_an_finding *f, char *buf,
+                        size_t cap);
 
 /* Output: a human summary, or the full results as one JSON object
  * (docs/analyses.md, "JSON"). 0, or TW_EIO when writing f failed, or the

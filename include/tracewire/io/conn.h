@@ -100,6 +100,11 @@ long long tw_conn_locate(struct tw_conn *s, unsigned long long off);
 
 /* Constructors, one per transport file. */
 int tw_conn_file_open(const char *path, struct tw_conn **out, char *err, size_t errcap);
+/* An open descriptor (a pipe, a FIFO: anything read once) whose first
+ * npeek bytes (at most 64) were already read to tell what it holds: they
+ * are delivered first. own: close fd with the connection. */
+int tw_conn_fd_open(int fd, int own, const char *name, const void *peek, size_t npeek,
+                    struct tw_conn **out);
 int tw_conn_tcp_connect(const char *host, const char *port, struct tw_conn **out, char *err, size_t errcap);
 /* Binds and listens at once (so the port is known before a target
  * connects); the first read accepts. *bound_port receives the port. */

@@ -22,6 +22,7 @@
 #include <poll.h>
 #include <stddef.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <termios.h>
 #include <time.h>
@@ -31,7 +32,7 @@ extern "C" {
 #endif
 
 struct tw_sys {
-  int iVersion; /* 3 */
+  int iVersion; /* 4 */
   /* valid since version 1 */
   int (*open)(const char *path, int flags, int mode);
   int (*close)(int fd);
@@ -56,6 +57,13 @@ struct tw_sys {
   int (*ftruncate)(int fd, off_t len);
   /* valid since version 3: a non-blocking connect's outcome (SO_ERROR) */
   int (*getsockopt)(int fd, int level, int name, void *val, socklen_t *len);
+  /* valid since version 4: file identity (no output may be an input,
+   * io/file.h) and the rename that replaces a file only when its new
+   * content is verified (`tracewire index`) */
+  int (*fstat)(int fd, struct stat *st);
+  int (*stat)(const char *path, struct stat *st);
+  int (*rename)(const char *from, const char *to);
+  int (*unlink)(const char *path);
 };
 
 extern const struct tw_sys tw_sys_default;

@@ -42,6 +42,9 @@ void tw_mti_system_destroy(struct tw_mti_system *sys);
 /* The pointer handed to PluginInstance::RegisterSimulation: ObtainInterface
  * gives MTI_SystemTraceInterface and TW_TraceContext. */
 eslapi_CAInterface *tw_mti_system_simulation(struct tw_mti_system *sys);
+/* Failures plugins reported (TW_TraceContext::ReportFailure): a command
+ * that ran them fails when this is not 0. */
+unsigned long long tw_mti_system_failures(const struct tw_mti_system *sys);
 
 /* Adds the trace component for decoder stream `stream` (endpoint, logger
  * instance). path NULL: "board.cpu<instance>" for the first endpoint seen,

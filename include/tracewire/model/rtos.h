@@ -246,6 +246,10 @@ void tw_rtos_finish(struct tw_rtos *m);
 const struct tw_rtos_core *tw_rtos_core_of(const struct tw_rtos *m, uint16_t stream);
 size_t tw_rtos_ncores(const struct tw_rtos *m);
 const struct tw_rtos_core *tw_rtos_core_at(const struct tw_rtos *m, size_t id);
+/* The time up to which core c's CPU time is charged: ns[] and its tasks'
+ * cpu_ns and irq_ns cover c->t0 to this; the time since, up to c->t, goes to
+ * c->owner at its next change (charging is lazy). A live view adds it. */
+uint64_t tw_rtos_core_charged(const struct tw_rtos_core *c);
 /* NULL for a task never mentioned. */
 const struct tw_rtos_task *tw_rtos_task(const struct tw_rtos *m, uint16_t endpoint,
                                         uint32_t number);

@@ -14,6 +14,18 @@
  * Failures are said on stderr too ("tracewire: <file>: ...") and returned
  * as TW_INPUT_REPORTED, so a caller does not report them twice.
  *
+ * What a file holds is told by its content, never by its name or by
+ * seeking: "-" (standard input), a FIFO or a pipe is peeked at; a raw packet
+ * stream is then read as it comes, a .twt is copied to an unlinked
+ * temporary file first (its sources are read separately, and an index
+ * seeks), as is anything tw_input_spool() was asked to make re-readable
+ * (commands that read a trace twice). Devices other than terminals are
+ * refused: they never end (/dev/zero) or hold nothing (/dev/null).
+ *
+ * Every file opened for reading is registered as an input of the process
+ * (tracewire/io/file.h) until closed, so no library writer can write over
+ * it.
+ *
  * Context: one thread per struct tw_input. The struct is opened in place
  * (its sources point back at it): do not copy or move it while open.
  */
@@ -24,6 +36,7 @@
 #include <stdint.h>
 #include "tracewire/cmd.h"
 #include "tracewire/io/conn.h"
+#include "tracewire/io/file.h"
 #include "tracewire/wire/decoder.h"
 #include "tracewire/wire/reader.h"
 #include "tracewire/twt/twt_index.h"
@@ -63,17 +76,37 @@ struct tw_input {
   int is_twt;
   int quiet;                   /* suppress per-diagnostic lines */
   unsigned long long damage;   /* skips, bad records, snapshot errors, truncation */
+  unsigned long long damage_said; /* of those, said on stderr (not quiet) */
   unsigned long long diags;
   int have_end, truncated;
   int indexed;                 /* tw_input_window() used the time index */
   unsigned long long index_bytes;
   tw_event_fn on_event;        /* the consumer, set before run */
   void *ev_ctx;
+  /* Long work: called about every 250 ms of a run with the bytes read so
+   * far and the total to read (0: unknown, a stream), and once at the end
+   * with done == total. Optional, set before run. */
+  void (*on_progress)(void *ctx, unsigned long long done, unsigned long long total);
+  void *progress_ctx;
+  unsigned long long total_bytes; /* what a full read reads (0: unknown) */
+  /* internal */
+  const char *open_path;       /* what the sources open: path, or a copy of a stream */
+  char copy_path[64];
+  int copy_fd;                 /* the copy this input made (-1: none) */
+  struct tw_file_id guard;
+  unsigned long long progress_at;
 };
 
-/* Open path ("-": raw packets on stdin). 0 or TW_INPUT_REPORTED; closing
- * after a failed open is allowed. */
+/* Open path ("-": standard input; a .twt or raw packets, by content). 0
+ * or TW_INPUT_REPORTED; closing after a failed open is allowed. */
 int tw_input_open(struct tw_input *t, const char *path);
+/* Make path readable more than once (for a command that reads the trace
+ * twice): a stream (standard input, a FIFO) is copied to an unlinked
+ * temporary file, which later tw_input_open(path) calls read. Nothing to
+ * do for a regular file. 0 or TW_INPUT_REPORTED; tw_input_unspool()
+ * drops the copy. */
+int tw_input_spool(const char *path);
+void tw_input_unspool(const char *path);
 /* Decode to the end, events to t->on_event (several sources: the one
  * behind in time goes next). Returns 0, the consumer's value, a negative
  * TW_E* from a source that failed silently (TW_EIO), or TW_INPUT_REPORTED. */
@@ -93,6 +126,10 @@ int tw_input_feed(struct tw_input *t, struct tw_mti_system *sys, size_t window, 
  * is said in one line and the file read whole. Call after open, before
  * run. 0 or TW_INPUT_REPORTED. */
 int tw_input_window(struct tw_input *t, long long from, long long to);
+/* Whether the .twt has a time index readers would use: its number of
+ * points (>0), 0 for none, or <0 with the reason it does not hold up in
+ * why (twt_index.h, tw_twt_index_load()). */
+long tw_input_index_points(const struct tw_input *t, char *why, size_t whycap);
 /* File bytes read so far (the index included). */
 unsigned long long tw_input_bytes_read(const struct tw_input *t);
 /* The source (and so the decoder: names, streams) an event came from. */

@@ -15,9 +15,14 @@ extern "C" {
  * above the transports: io/ knows nothing of .twt. */
 int tw_conn_twt_open(const char *path, int source_id, struct tw_conn **out, char *err, size_t errcap);
 
-/* Called for every SOURCE/INFO/NOTE/END chunk (c set, err 0), and once for
- * a truncated or damaged tail (c NULL, err TW_ETRUNC/TW_EBADMSG, msg says
- * where). Same thread as the reads. */
+/* The name its messages give the file (tw_twt_reader_name()). */
+void tw_conn_twt_name(struct tw_conn *s, const char *name);
+
+/* Called for every SOURCE/INFO/NOTE/END chunk (c set, err 0), once for a
+ * truncated tail (c NULL, err TW_ETRUNC: the stream ends there), and for
+ * each damaged chunk header (c NULL, err TW_EBADMSG: the bytes to the next
+ * chunk header are skipped, the stream goes on); msg says where. Same
+ * thread as the reads. */
 typedef void (*tw_twt_chunk_fn)(void *ctx, const struct tw_twt_chunk *c, int err, const char *msg);
 /* Only for sources from tw_conn_twt_open(). */
 void tw_conn_twt_on_chunk(struct tw_conn *s, tw_twt_chunk_fn fn, void *ctx);

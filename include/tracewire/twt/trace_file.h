@@ -33,7 +33,9 @@ struct tw_twt_chunk {
 struct tw_twt_writer;
 struct tw_twt_reader;
 
-/* Create (truncate) path and write the file header. */
+/* Create path ("-": standard output), truncated, but never over a file this
+ * process reads (io/file.h: TW_EEXIST with the message). The file header
+ * goes out with the first chunk, so the file may be a pipe. */
 int tw_twt_create(const char *path, struct tw_twt_writer **out, char *err, size_t errcap);
 /* Append one chunk (payloads above TW_TWT_MAX_CHUNK are split). */
 int tw_twt_write(struct tw_twt_writer *w, uint16_t type, uint16_t source, uint64_t arrival_ns,
@@ -54,10 +56,15 @@ unsigned long long tw_twt_data_bytes(const struct tw_twt_writer *w);
 int tw_twt_probe(const char *path);
 int tw_twt_open(const char *path, struct tw_twt_reader **out, char *err, size_t errcap);
 /* Next chunk: 1, 0 at the end, or TW_ETRUNC after a partial last chunk
- * (which was returned first, truncated set) / TW_EBADMSG for a damaged
- * chunk header (see tw_twt_reader_error()). */
+ * (which was returned first, truncated set; the end), or TW_EBADMSG for a
+ * damaged chunk header: the bytes up to the next valid chunk header were
+ * skipped (tw_twt_reader_error() says where and how many) and the next
+ * call goes on from there. */
 int tw_twt_next(struct tw_twt_reader *r, struct tw_twt_chunk *c);
 uint64_t tw_twt_created_ns(const struct tw_twt_reader *r);
+/* The name messages give the file (default: the path opened; a copy of
+ * standard input is opened under another path than the user gave). */
+void tw_twt_reader_name(struct tw_twt_reader *r, const char *name);
 /* Go on reading at file offset off, which must be a chunk header (a time
  * index says where; a wrong offset reads as a damaged chunk header). */
 int tw_twt_seek(struct tw_twt_reader *r, unsigned long long off);

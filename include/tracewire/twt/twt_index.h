@@ -101,6 +101,34 @@ int tw_twt_index_point(struct tw_twt_index *ix, long k, struct tw_twt_resume *ou
 /* File bytes the index read (for the "how much was read" accounting). */
 unsigned long long tw_twt_index_bytes_read(const struct tw_twt_index *ix);
 
+/* ---- adding an index to a file (`tracewire index`) ------------------------ */
+
+struct tw_twt_reindex {
+  unsigned long long every;   /* bytes of DATA between points (0: TW_TWT_INDEX_EVERY) */
+  /* progress: called about every 64 MiB copied (optional) */
+  void (*on_progress)(void *ctx, unsigned long long done, unsigned long long total);
+  void *progress_ctx;
+  /* out */
+  int clean;                  /* the input had END, so the output has it (and a TOC) */
+  unsigned long long damaged; /* damaged regions of the input, left out */
+  unsigned long long chunks;  /* chunks copied */
+  char damage[400];           /* the first damage, said ("" when none) */
+};
+
+/* Rewrite `in` through an indexing writer (the chunks, their arrival times
+ * and the file's creation and END times kept; an old index dropped; a
+ * damaged chunk header's bytes left out, as every reader does), then read
+ * the new file back and check that it holds exactly the chunks copied, an
+ * END if and only if `in` had one, and an index that loads. To `out`, or
+ * with out NULL in place: into a temporary file beside `in` that is renamed
+ * over it only once verified, and only if `in` had no damage (TW_EBADMSG
+ * otherwise, with the reason: a copy without the damaged parts must be
+ * asked for with an `out`); on any failure `in` is left byte for byte as
+ * it was. `in` is an input of this process meanwhile (io/file.h), so `out`
+ * may not be the same file. 0 (rw filled), or TW_E* with err set. */
+int tw_twt_reindex(const char *in, const char *out, struct tw_twt_reindex *rw, char *err,
+                   size_t errcap);
+
 #ifdef __cplusplus
 }
 #endif

@@ -19,6 +19,30 @@
  * target's choice; both are recognised (a gap equal to the pending DROPS
  * count is not counted twice).
  *
+ * Restarts (counted in restarts, never as loss): a target that reset or
+ * reconnected from scratch starts its sequence numbers again. A packet
+ * whose sequence number does not follow starts a new run when it is the
+ * start of a session (packet sequence 0, first record a SYNC or TRACE_START
+ * with event sequence 0: what the streamer sends first after init,
+ * docs/streamer.md) or when the packet sequence went back by more than
+ * TW_DECODER_RESTART_BACK packets. The next record then starts the event
+ * sequence afresh (no gap), pending DROPS and packet gaps are dropped, and
+ * a TW_DIAG_RESTART says so. What the previous session sent after its
+ * last packet that arrived cannot be counted: the diagnostic says from
+ * where. A step back of up to TW_DECODER_RESTART_BACK is a duplicated or
+ * reordered packet (TW_DIAG_PKT_LOSS with TW_EPROTO and count 0).
+ *
+ * Payload check (docs/wire-format.md, "Payload check"): a packet that ends
+ * with a PKT_CHECK record is verified (CRC-16/CCITT-FALSE of its bytes);
+ * from the first verified one on, a stream's packets must all carry one,
+ * until a session starts again without them (the restart signature
+ * above: a target with other firmware).
+ * A packet that fails (wrong CRC, or none where the stream has them) is
+ * dropped whole before anything in it is used (its address may be the
+ * damaged part), counted in check_failed and said (TW_DIAG_CHECK); its
+ * records then show as a sequence gap: lost in transport, never decoded
+ * with a wrong value. PKT_CHECK records are consumed, not delivered.
+ *
  * Time: 64-bit ticks -> ns with the stream's frequency (SYNC.freq_hz, or
  * tw_decoder_set_freq() from the target's info reply; until either is known
  * 1 GHz is assumed and a diagnostic says so). A timestamp smaller than the
@@ -64,8 +88,13 @@ enum tw_diag_kind {
   TW_DIAG_NO_FREQ,     /* events timed before any frequency was known */
   TW_DIAG_BAD_DECL,    /* a CUSTOM_DECL that cannot be parsed */
   TW_DIAG_LIMIT,       /* a configured bound was reached (err = TW_ENOSPC) */
-  TW_DIAG_NAMES_LOST   /* the target's name table was full (count: names it refused so far) */
+  TW_DIAG_NAMES_LOST,  /* the target's name table was full (count: names it refused so far) */
+  TW_DIAG_RESTART,     /* the sequence numbers started again (a = old next, b = new packet seq) */
+  TW_DIAG_CHECK        /* a packet failed its payload check (err TW_ECRC): dropped */
 };
+
+/* A packet sequence that goes back further than this is a restart. */
+#define TW_DECODER_RESTART_BACK 64u
 
 struct tw_diag {
   enum tw_diag_kind kind;
@@ -85,6 +114,10 @@ struct tw_stream_stats {
   unsigned long long packets, records, events;
   unsigned long long pkts_lost, events_lost, ring_drops, unexplained;
   unsigned long long backwards, snap_errors, bad_records, unknown;
+  unsigned long long restarts;   /* new runs of sequence numbers (see above): not loss */
+  unsigned long long checked;    /* packets whose payload check was verified */
+  unsigned long long check_failed; /* packets dropped: check wrong, or missing on a
+                                      stream that has them (lost: see above) */
   uint64_t first_ticks, last_ticks;
   int have_time;
   unsigned long long names_lost; /* NAMES_LOST: names the target's full table

@@ -28,6 +28,8 @@ extern "C" {
  * header and footer: every packet then makes progress. */
 #define TW_SYNTH_MIN_PKT_BYTES (16u + 52u + 4u)
 
+#define TW_SYNTH_MAX_STREAMS 8
+
 struct tw_synth_cfg {
   uint16_t endpoint;      /* packet source address (default 1) */
   uint16_t instances;     /* logger instances (streams), round robin (default 1) */
@@ -39,7 +41,8 @@ struct tw_synth_cfg {
   int names;              /* emit NAME records and a CUSTOM_DECL first */
   uint32_t seed;
   uint16_t endpoints;     /* targets: endpoint, endpoint+1, ... (default 1);
-                           * endpoints * instances streams, at most 8 */
+                           * endpoints * instances streams, at most
+                           * TW_SYNTH_MAX_STREAMS (else 1 of each) */
   uint64_t start_ticks;   /* first timestamp (default 1000) */
   int ts32;               /* timed events carry only the logger's 32-bit
                            * timestamp word (the host extends it) */
