@@ -116,10 +116,24 @@ __attribute__((always_inline)) static inline void put_words(uint32_t *buf, uint3
 /* The emitters' general put (tw__trace_put, and put_now's rare cases):
  * the logger's put with the kernel rings' capacity a constant and no
  * leading or wraps word, so only the steps it uses are built; a full ring
- * and pending drops are counted and carried as by tw__logger_put. */
+ * and pending drops are counted and carried as by tw__logger_put. An
+ * event that can never fit (more than 255 data words, or more than the
+ * ring: a custom event of a build with too small a ring) is a drop too,
+ * as in the seed's API, not a reject: a void emitter has no caller to
+ * tell, and a reject never reaches the host (docs/instrumentation.md).
+ * Without custom events only the vocabulary's emitters put here, and a
+ * ring of 2 + TW_EV_MAX_PAYLOAD_WORDS words holds the largest of them
+ * (header, timestamp, payload): then it cannot happen, and the streamed
+ * configuration does not pay for it. */
+#define EMIT_TOO_LARGE_POSSIBLE \
+  (TW_CFG_CUSTOM_DECLS || TW_CFG_KLOG_CAPACITY < 2u + TW_EV_MAX_PAYLOAD_WORDS)
 __attribute__((noinline)) static void klog_put(struct tw_logger *l, uint32_t id, const uint32_t *w,
                                                uint32_t n)
 {
+  if (EMIT_TOO_LARGE_POSSIBLE && (n - 1u >= TW_LOGGER_MAX_DATA || n >= TW_CFG_KLOG_CAPACITY)) {
+    tw__logger_drop(l); /* what the put would refuse (TW_ETOOBIG) */
+    return;
+  }
   (void)tw__ring_put(l, (uint16_t)id, 0, w, n, 0u, TW_CFG_KLOG_CAPACITY);
 }
 
