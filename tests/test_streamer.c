@@ -577,6 +577,52 @@ static void test_drops_announced_before_stop(void **state)
   assert_int_equal(rec, 4);
 }
 
+/* An event the ring can never hold (more data words than a logger event
+ * carries), put by an emitter (tw_custom_bytes() on a build whose ring is
+ * too small for it, any void emitter), and a tw_custom() of more words
+ * than a custom event has: each is a drop, announced by the next event's DROPS, or before TRACE_STOP when
+ * no event follows; never a silent loss (docs/instrumentation.md). */
+static void test_event_larger_than_ring_is_a_drop(void **state)
+{
+  (void)state;
+  static uint32_t big[TW_LOGGER_MAX_DATA + 45];
+  struct tw_streamer_stats st;
+  assert_int_equal(tw_custom_declare(30, 1, "Log text:STR"), 0);
+  assert_int_equal(tw_custom_declare(28, 0, "Adc chan:U8 value:U16"), 0);
+  start();
+  tw_task_switch_at(1100, 1);
+  big[0] = 1150;
+  big[1] = sizeof big - 8;
+  tw__trace_put(30, big, sizeof big / 4); /* as tw_custom_bytes() puts it */
+  tw_task_switch_at(1200, 2);
+  assert_true(tw_streamer_poll(&S, 0) >= 0);
+  tw_custom(28, big, TW_CUSTOM_MAX_WORDS + 1); /* more words than a custom event has */
+  tw_task_switch_at(1300, 3);
+  assert_true(tw_streamer_poll(&S, 0) >= 0);
+  tw__trace_put(30, big, sizeof big / 4); /* the last of the recording */
+  assert_int_equal(tw_streamer_stop(&S, 1), 0);
+  finish();
+
+  size_t a = find_rec(TW_EV_TASK_SWITCH, 0);
+  size_t d = find_rec(TW_EV_DROPS, a);
+  assert_int_equal(d, a + 1);
+  assert_int_equal(D.r[d].w[0], 1);
+  assert_int_equal(D.r[d].ts, 1200);       /* the time of the event it precedes */
+  assert_int_equal(D.r[d + 1].id, TW_EV_TASK_SWITCH);
+  assert_int_equal(D.r[d + 1].seq, (uint16_t)(D.r[d].seq + 2)); /* the gap it announces */
+  size_t d2 = find_rec(TW_EV_DROPS, d + 1);
+  assert_int_equal(D.r[d2].w[0], 1);
+  assert_int_equal(D.r[d2].ts, 1300);
+  assert_int_equal(D.r[d2 + 1].id, TW_EV_TASK_SWITCH);
+  size_t d3 = find_rec(TW_EV_DROPS, d2 + 1);
+  assert_int_equal(D.r[d3].w[0], 1);
+  assert_int_equal(D.r[d3 + 1].id, TW_EV_TRACE_STOP);
+  for (size_t i = 0; i < D.n; i++)
+    assert_true(D.r[i].id != 30 && D.r[i].id != 28);
+  tw_streamer_stats(&S, &st);
+  assert_int_equal(st.drops, 3);
+}
+
 /* START puts the clock first: SYNC (frequency) then TRACE_START, both in
  * the first packet at the same time. A restart does it again, after
  * discarding what the ring took while stopped. */
@@ -719,6 +765,7 @@ int main(void)
     cmocka_unit_test_setup_teardown(test_string_and_blob_events, setup, teardown),
     cmocka_unit_test_setup_teardown(test_stop, setup, teardown),
     cmocka_unit_test_setup_teardown(test_drops_announced_before_stop, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_event_larger_than_ring_is_a_drop, setup, teardown),
     cmocka_unit_test_setup_teardown(test_names_while_recording, setup, teardown),
     cmocka_unit_test_setup_teardown(test_congestion_delay, setup, teardown),
     cmocka_unit_test_setup_teardown(test_start_gives_clock_first, setup, teardown),

@@ -150,7 +150,9 @@ void tw_custom_reset(void);
 /* Record custom event id with n data words (n <= TW_CUSTOM_MAX_WORDS; the
  * timestamp is added first when the declaration says timed). Ids 1..32
  * obey the mask; others are recorded while tracing runs (mask != 0).
- * Any context; void (a full ring counts a drop). */
+ * Any context; void: a full ring counts a drop, and so does an event too
+ * large to record (n > TW_CUSTOM_MAX_WORDS, or larger than the ring),
+ * announced to the host by DROPS (docs/instrumentation.md). */
 void tw_custom(uint16_t id, const uint32_t *data, uint32_t n);
 #endif
 
@@ -163,7 +165,9 @@ static inline uint32_t tw_word_f32(float v) { return tw_f32_to_bits(v); }
 /* Record a STR/BLOB custom event: len bytes (<= TW_CFG_BYTES_MAX; longer
  * is cut) go through the logger as { [timestamp], len, bytes packed in
  * native-order words } and leave the target as snapshot records holding
- * the bytes. Same mask rule and context as tw_custom(). */
+ * the bytes. Same mask rule, context and drops as tw_custom(); a ring
+ * too small for the event drops it. TW_CFG_BYTES_MAX is at most 1012 (one
+ * logger event; checked at build time). */
 #if TW_CFG_CUSTOM_DECLS
 void tw_custom_bytes(uint16_t id, const void *data, uint32_t len);
 #else

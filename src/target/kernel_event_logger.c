@@ -125,17 +125,39 @@ __attribute__((always_inline)) static inline void put_words(uint32_t *buf, uint3
   __atomic_store_n(&buf[s], hdr, __ATOMIC_RELEASE);
 }
 
+/* The emitters' put of any size (tw__trace_put, tw__trace_put_stamped)
+ * through klog_put. An event that can never fit (more than
+ * 255 data words, or more than the ring: a custom event of a build with
+ * too small a ring) is a drop, as in the seed's API, not a reject: a void
+ * emitter has no caller to tell, and a reject never reaches the host
+ * (docs/instrumentation.md). Without custom events only the vocabulary's
+ * emitters put here, and a ring of 2 + TW_EV_MAX_PAYLOAD_WORDS words
+ * holds the largest of them (header, timestamp, payload): then it cannot
+ * happen, and the streamed configuration does not pay for it. */
+#define EMIT_TOO_LARGE_POSSIBLE \
+  (TW_CFG_CUSTOM_DECLS || TW_CFG_KLOG_CAPACITY < 2u + TW_EV_MAX_PAYLOAD_WORDS)
+static void emit_put(struct tw_logger *l, uint32_t id, uint32_t (*stamp)(void), const uint32_t *w,
+                     uint32_t n)
+{
+  uint32_t words = n + (stamp != 0);
+  if (EMIT_TOO_LARGE_POSSIBLE && (words - 1u >= TW_LOGGER_MAX_DATA || words >= TW_CFG_KLOG_CAPACITY)) {
+    tw__logger_drop(l); /* what the put would refuse (TW_ETOOBIG) */
+    return;
+  }
+  (void)klog_put(l, id, stamp, w, n);
+}
+
 void tw__trace_put(uint16_t id, const uint32_t *words, uint32_t n)
 {
   /* void: a full ring is counted by the logger as an exact drop */
   if (words)
-    (void)klog_put(&klog[CORE()], id, 0, words, n);
+    emit_put(&klog[CORE()], id, 0, words, n);
 }
 
 void tw__trace_put_stamped(uint16_t id, const uint32_t *words, uint32_t n)
 {
   if (words && n)
-    (void)klog_put(&klog[CORE()], id, tw_klog_timestamp, words + 1, n - 1u);
+    emit_put(&klog[CORE()], id, tw_klog_timestamp, words + 1, n - 1u);
 }
 
 /* A full ring or pending drops: the general put counts and carries them. */
@@ -143,7 +165,7 @@ __attribute__((noinline, cold)) static void put_now_slow(struct tw_logger *l, ui
                                                          uint32_t a, uint32_t b)
 {
   uint32_t w[2] = { a, b };
-  (void)klog_put(l, hdr >> 16, tw_klog_timestamp, w, (hdr & 0xFFu) - 1u);
+  (void)klog_put(l, hdr >> 16, tw_klog_timestamp, w, (hdr & 0xFFu) - 1u); /* 1-2 words: fits */
 }
 
 /* The emitters' put (trace.h TW_TRACE_PUT_NOW): hdr = id << 16 | size,

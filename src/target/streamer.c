@@ -23,8 +23,11 @@
  *
  * - Time: the logger's clock is 32 bits. The streamer observes it after
  *   every event it takes and at every poll, extending a 64-bit "now" by the
- *   unsigned difference (correct while observations are < 2^32 ticks apart;
- *   the logger adds whole periods slept through as rec.wraps). An event's
+ *   difference. Observations are less than 2^31 ticks apart (SYNC and the
+ *   polls see to it), so a difference of 2^31 or more is a reading a little
+ *   *before* the last one (a timer stepping back), never a wrap: "now"
+ *   stays where it was. Only the logger's rec.wraps (whole periods slept
+ *   through) make a longer gap, and a SLEEP event re-anchors. An event's
  *   32-bit timestamp t becomes now + (int32_t)(t - now_lo): the nearest
  *   64-bit time with those low bits, correct while the event is within
  *   2^31 ticks of the observation. SLEEP events are anchored on their wake
@@ -83,10 +86,17 @@ _Static_assert(SNAP_REC_MAX <= TW_CFG_SNAP_MAX_REC_BYTES, "snapshot scratch too 
 #define COUNT(s, field, n) ((s)->st.field += (n))
 #endif
 
+/* Readings are at most sync_ticks < 2^31 apart (the design note), so
+ * one 2^31 or more past the last is a reading a little before it (a
+ * timer stepping back): "now" stays, and extend() places what that clock
+ * stamps just before it. Only whole periods the logger reports (wraps)
+ * make a longer gap. */
 static void observe(struct tw_streamer *s, uint32_t wraps)
 {
-  uint32_t lo = SRC_NOW(s);
-  s->now += (uint64_t)(uint32_t)(lo - s->now_lo) + ((uint64_t)wraps << 32);
+  uint32_t lo = SRC_NOW(s), d = lo - s->now_lo;
+  if (d >= 0x80000000u && !wraps)
+    return;
+  s->now += (uint64_t)d + ((uint64_t)wraps << 32);
   s->now_lo = lo;
 }
 

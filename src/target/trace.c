@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include "tracewire/events_gen.h"
+#include "tracewire/klog.h"
+#include "tracewire/logger.h"
 #include "tracewire/trace.h"
 
 uint32_t tw_trace_mask;
@@ -31,6 +33,9 @@ static uint32_t nlost;
 
 #if TW_CFG_CUSTOM_DECLS
 static struct tw_custom_decl decls[TW_CFG_CUSTOM_DECLS];
+/* a string event is one logger event: { timestamp, len, bytes } */
+_Static_assert(2u + (TW_CFG_BYTES_MAX + 3u) / 4u <= TW_LOGGER_MAX_DATA,
+               "TW_CFG_BYTES_MAX: one logger event carries at most 1012 bytes");
 static uint32_t ndecls;
 #endif
 
@@ -220,8 +225,12 @@ void tw_custom(uint16_t id, const uint32_t *data, uint32_t n)
   if (!custom_on(id))
     return;
   const struct tw_custom_decl *c = tw_custom_find(id);
-  if (!c || c->bytes || n > TW_CUSTOM_MAX_WORDS || (n && !data))
+  if (!c || c->bytes || (n && !data))
     return; /* undeclared: the host could not decode it */
+  if (n > TW_CUSTOM_MAX_WORDS) {
+    tw__logger_drop(tw_klog_here()); /* too large to record: a drop, never silent */
+    return;
+  }
   uint32_t w[1 + TW_CUSTOM_MAX_WORDS];
   uint32_t k = 0;
   if (c->timed)
