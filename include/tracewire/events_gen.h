@@ -17,10 +17,13 @@
  *   TW_TRACE_ON(id)            nonzero when event id is being recorded
  *   TW_TRACE_NOW()             the 32-bit timestamp
  *   TW_TRACE_PUT(id, w, n)     append n words (timestamp first) to the logger
- * and may supply (else it is made of the two above):
+ * and may supply (else they are made of the two above):
  *   TW_TRACE_PUT_NOW(id, n, a, b)  append the timestamp, read by the logger,
  *                              and n (1 or 2) payload words a, b: the plain
  *                              emitters' put, without an array on the stack
+ *   TW_TRACE_PUT_STAMPED(id, w, n) as TW_TRACE_PUT, w[0] filled by the
+ *                              logger with the timestamp once the event's
+ *                              space is taken (larger payloads)
  * Freestanding.
  */
 #ifndef TRACEWIRE_EVENTS_GEN_H
@@ -641,6 +644,9 @@ static inline uint32_t tw_event_wire(uint32_t id)
 #ifndef TW_TRACE_PUT_NOW
 #define TW_TRACE_PUT_NOW(id, n, a, b)                                            do {                                                                             uint32_t tw_w_[3] = { TW_TRACE_NOW(), (a), (b) };                              TW_TRACE_PUT((id), tw_w_, 1u + (n));                                         } while (0)
 #endif
+#ifndef TW_TRACE_PUT_STAMPED
+#define TW_TRACE_PUT_STAMPED(id, w, n)                                           do {                                                                             (w)[0] = TW_TRACE_NOW();                                                       TW_TRACE_PUT((id), (w), (n));                                                } while (0)
+#endif
 #ifndef TW_CFG_EV_CONTEXT_SWITCH
 #define TW_CFG_EV_CONTEXT_SWITCH 1
 #endif
@@ -1202,13 +1208,12 @@ static inline void tw_object(uint16_t number, uint8_t kind, uint8_t type, uint8_
 {
 #if TW_CFG_TRACE && TW_CFG_EV_OBJECT
   if (TW_TRACE_ON(TW_EV_OBJECT)) {
-    uint32_t ts = TW_TRACE_NOW();
     uint32_t w_[4];
-    w_[0] = ts;
+    w_[0] = 0u;
     w_[1] = (uint32_t)number | (uint32_t)kind << 16 | (uint32_t)type << 24;
     w_[2] = (uint32_t)variant | (uint32_t)arg2 << 16;
     w_[3] = (uint32_t)arg;
-    TW_TRACE_PUT(TW_EV_OBJECT, w_, 4);
+    TW_TRACE_PUT_STAMPED(TW_EV_OBJECT, w_, 4);
   }
 #else
   (void)number; (void)kind; (void)type; (void)variant; (void)arg2; (void)arg;

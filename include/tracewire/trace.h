@@ -68,6 +68,11 @@ uint32_t tw_trace_now(void);
 /* Append words[0..n) (timestamp first for timed events) to the kernel event
  * logger under id; a full ring counts a drop. Any context. */
 void tw__trace_put(uint16_t id, const uint32_t *words, uint32_t n);
+/* As tw__trace_put for a timed event whose words[0] the logger fills with
+ * the clock once the event's place in the ring is taken: then nothing
+ * recorded in between (an interrupt) can land after it with an earlier
+ * time. */
+void tw__trace_put_stamped(uint16_t id, const uint32_t *words, uint32_t n);
 
 /* The emitters' usual put: event id with the timestamp read by the logger
  * and n (1 or 2) payload words in registers: hdr = id << 16 | (1 + n). Any
@@ -79,6 +84,7 @@ void tw__trace_put_now(uint32_t hdr, uint32_t a, uint32_t b);
   tw__trace_put_now((uint32_t)(id) << 16 | (1u + (uint32_t)(n)), (a), (b))
 #define TW_TRACE_NOW() tw_trace_now()
 #define TW_TRACE_PUT(id, w, n) tw__trace_put((uint16_t)(id), (w), (n))
+#define TW_TRACE_PUT_STAMPED(id, w, n) tw__trace_put_stamped((uint16_t)(id), (w), (n))
 #include "tracewire/events_gen.h"
 
 /* ---- names ----------------------------------------------------------------- */

@@ -254,6 +254,13 @@ void tw__trace_put(uint16_t id, const uint32_t *words, uint32_t n)
   tw__port_irq_unlock_inline(key);
 }
 
+void tw__trace_put_stamped(uint16_t id, const uint32_t *words, uint32_t n)
+{
+  uint32_t key = tw__port_irq_lock_inline();
+  put_event(id, words, n, 1);
+  tw__port_irq_unlock_inline(key);
+}
+
 uint32_t tw_trace_now(void)
 {
   return tw__port_timestamp_inline();

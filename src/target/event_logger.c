@@ -116,7 +116,7 @@ void tw__logger_wake(struct tw_logger *l)
 int tw__logger_put(struct tw_logger *l, uint16_t id, const uint32_t *first,
                    const uint32_t *data, uint32_t n, uint32_t wraps)
 {
-  return tw__ring_put(l, id, first, data, n, wraps, l->cap);
+  return tw__ring_put(l, id, first, 0, data, n, wraps, l->cap);
 }
 
 #if defined(__OPTIMIZE__) && !defined(__OPTIMIZE_SIZE__) && !TW_CFG_LOGGER_CRITICAL

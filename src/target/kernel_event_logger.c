@@ -88,6 +88,18 @@ uint32_t tw_klog_timestamp_hz(void)
   return __atomic_load_n(&timer, __ATOMIC_RELAXED) ? 0u : tw_port_timestamp_hz();
 }
 
+/* The kernel rings' general put (the emitters' tw__trace_put and put_now's
+ * rare cases, the spec 004 API's stamped events): the logger's put with the
+ * rings' capacity a constant and no leading or wraps word, so only the
+ * steps it uses are built; the clock, when stamp is given, read once the
+ * slot is reserved (logger_ring.h); a full ring and pending drops are
+ * counted and carried as by tw__logger_put. */
+__attribute__((noinline)) static int klog_put(struct tw_logger *l, uint32_t id, uint32_t (*stamp)(void),
+                                              const uint32_t *w, uint32_t n)
+{
+  return tw__ring_put(l, (uint16_t)id, 0, stamp, w, n, 0u, TW_CFG_KLOG_CAPACITY);
+}
+
 #if !TW_CFG_DIRECT /* else src/target/direct.c puts the emitters' events */
 /* The timestamp and payload (1 or 2 words) of an event reserved at slot
  * s, then its header. Its words cross the buffer's end only where the
@@ -113,43 +125,47 @@ __attribute__((always_inline)) static inline void put_words(uint32_t *buf, uint3
   __atomic_store_n(&buf[s], hdr, __ATOMIC_RELEASE);
 }
 
-/* The emitters' general put (tw__trace_put, and put_now's rare cases):
- * the logger's put with the kernel rings' capacity a constant and no
- * leading or wraps word, so only the steps it uses are built; a full ring
- * and pending drops are counted and carried as by tw__logger_put. An
- * event that can never fit (more than 255 data words, or more than the
- * ring: a custom event of a build with too small a ring) is a drop too,
- * as in the seed's API, not a reject: a void emitter has no caller to
- * tell, and a reject never reaches the host (docs/instrumentation.md).
- * Without custom events only the vocabulary's emitters put here, and a
- * ring of 2 + TW_EV_MAX_PAYLOAD_WORDS words holds the largest of them
- * (header, timestamp, payload): then it cannot happen, and the streamed
- * configuration does not pay for it. */
+/* The emitters' put of any size (tw__trace_put, tw__trace_put_stamped)
+ * through klog_put. An event that can never fit (more than
+ * 255 data words, or more than the ring: a custom event of a build with
+ * too small a ring) is a drop, as in the seed's API, not a reject: a void
+ * emitter has no caller to tell, and a reject never reaches the host
+ * (docs/instrumentation.md). Without custom events only the vocabulary's
+ * emitters put here, and a ring of 2 + TW_EV_MAX_PAYLOAD_WORDS words
+ * holds the largest of them (header, timestamp, payload): then it cannot
+ * happen, and the streamed configuration does not pay for it. */
 #define EMIT_TOO_LARGE_POSSIBLE \
   (TW_CFG_CUSTOM_DECLS || TW_CFG_KLOG_CAPACITY < 2u + TW_EV_MAX_PAYLOAD_WORDS)
-__attribute__((noinline)) static void klog_put(struct tw_logger *l, uint32_t id, const uint32_t *w,
-                                               uint32_t n)
+static void emit_put(struct tw_logger *l, uint32_t id, uint32_t (*stamp)(void), const uint32_t *w,
+                     uint32_t n)
 {
-  if (EMIT_TOO_LARGE_POSSIBLE && (n - 1u >= TW_LOGGER_MAX_DATA || n >= TW_CFG_KLOG_CAPACITY)) {
+  uint32_t words = n + (stamp != 0);
+  if (EMIT_TOO_LARGE_POSSIBLE && (words - 1u >= TW_LOGGER_MAX_DATA || words >= TW_CFG_KLOG_CAPACITY)) {
     tw__logger_drop(l); /* what the put would refuse (TW_ETOOBIG) */
     return;
   }
-  (void)tw__ring_put(l, (uint16_t)id, 0, w, n, 0u, TW_CFG_KLOG_CAPACITY);
+  (void)klog_put(l, id, stamp, w, n);
 }
 
 void tw__trace_put(uint16_t id, const uint32_t *words, uint32_t n)
 {
   /* void: a full ring is counted by the logger as an exact drop */
   if (words)
-    klog_put(&klog[CORE()], id, words, n);
+    emit_put(&klog[CORE()], id, 0, words, n);
+}
+
+void tw__trace_put_stamped(uint16_t id, const uint32_t *words, uint32_t n)
+{
+  if (words && n)
+    emit_put(&klog[CORE()], id, tw_klog_timestamp, words + 1, n - 1u);
 }
 
 /* A full ring or pending drops: the general put counts and carries them. */
 __attribute__((noinline, cold)) static void put_now_slow(struct tw_logger *l, uint32_t hdr,
                                                          uint32_t a, uint32_t b)
 {
-  uint32_t w[3] = { tw_klog_timestamp(), a, b };
-  klog_put(l, hdr >> 16, w, hdr & 0xFFu);
+  uint32_t w[2] = { a, b };
+  (void)klog_put(l, hdr >> 16, tw_klog_timestamp, w, (hdr & 0xFFu) - 1u); /* 1-2 words: fits */
 }
 
 /* The emitters' put (trace.h TW_TRACE_PUT_NOW): hdr = id << 16 | size,
@@ -260,8 +276,7 @@ int tw_klog_put(uint16_t id, const uint32_t *data, uint32_t n)
 int tw_klog_put_timed(uint16_t id, const uint32_t *data, uint32_t n)
 {
   int r = check_custom(id, data, n);
-  uint32_t ts = tw_klog_timestamp();
-  return r ? r : tw__logger_put(tw_klog_here(), id, &ts, data, n, 0u);
+  return r ? r : klog_put(tw_klog_here(), id, tw_klog_timestamp, data, n);
 }
 
 /* The seed's policy for an event that can never fit (seed 004's original):
@@ -296,14 +311,12 @@ int tw__klog_put_seed(uint16_t id, const uint32_t *data, uint32_t n, int timed)
     tw__logger_drop(l); /* never fits: a drop, as in the original */
     return TW_ENOSPC;
   }
-  uint32_t ts = timed ? tw_klog_timestamp() : 0u;
-  return tw__logger_put(l, id, timed ? &ts : 0, data, n, 0u);
+  return klog_put(l, id, timed ? tw_klog_timestamp : 0, data, n);
 }
 
 static void put_stamped(uint16_t id, uint32_t value)
 {
-  uint32_t ts = tw_klog_timestamp();
-  (void)tw__logger_put(tw_klog_here(), id, &ts, &value, 1u, 0u);
+  (void)klog_put(tw_klog_here(), id, tw_klog_timestamp, &value, 1u);
 }
 
 void tw_klog_context_switch(uintptr_t out, uintptr_t in)

@@ -190,18 +190,25 @@ __attribute__((always_inline)) static inline void tw__ring_commit(struct tw_logg
 }
 
 /* The general put (tw__logger_put; event_logger.c's design note argues
- * each step): an optional leading word (a timestamp), data[0..n), an
- * optional wraps word, carrying the drops pending before it. Inline, so
- * that a caller knowing cap at compile time and passing no first word
- * or wraps (the kernel rings' emitter put, kernel_event_logger.c) gets
- * only the steps it uses, with masks where cap is a power of two.
- * Returns as tw_logger_put. Any context. */
+ * each step): an optional leading word (a timestamp: *first, or stamp()
+ * read once the slot is reserved), data[0..n), an optional wraps word,
+ * carrying the drops pending before it. Inline, so that a caller knowing
+ * cap at compile time and passing no first word or wraps (the kernel
+ * rings' emitter put, kernel_event_logger.c) gets only the steps it uses,
+ * with masks where cap is a power of two. Returns as tw_logger_put. Any
+ * context.
+ * Why stamp: a clock read before the reservation lets an interrupt that
+ * comes in between (a tick that was pending while the clock was read)
+ * put its later events first, so the ring goes back in time by the
+ * interrupt's length; read after it, only the few instructions from the
+ * reservation to the read are open, as in the emitters' fast put. */
 __attribute__((always_inline)) static inline int tw__ring_put(struct tw_logger *l, uint16_t id,
                                                               const uint32_t *first,
+                                                              uint32_t (*stamp)(void),
                                                               const uint32_t *data, uint32_t n,
                                                               uint32_t wraps, uint32_t cap)
 {
-  uint32_t size = n + (first != 0);
+  uint32_t size = n + (first != 0 || stamp != 0);
   uint32_t hdr = (uint32_t)id << 16 | size;
   uint32_t need = 1u + size + (wraps != 0), drops = 0, h;
 
@@ -231,6 +238,8 @@ __attribute__((always_inline)) static inline int tw__ring_put(struct tw_logger *
   }
   if (first)
     b[k = tw__ring_step(cap, k)] = *first;
+  else if (stamp)
+    b[k = tw__ring_step(cap, k)] = stamp();
   for (uint32_t i = 0; i < n; i++)
     b[k = tw__ring_step(cap, k)] = data[i];
   /* release, then the waiting check (seq_cst, see event_logger.c) */

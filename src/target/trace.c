@@ -191,6 +191,14 @@ static int custom_on(uint16_t id)
   return id - 1u < 32u ? (mask >> (id - 1u)) & 1u : mask != 0;
 }
 
+static void put_custom(const struct tw_custom_decl *c, uint16_t id, const uint32_t *w, uint32_t n)
+{
+  if (c->timed)
+    tw__trace_put_stamped(id, w, n);
+  else
+    tw__trace_put(id, w, n);
+}
+
 void tw_custom_bytes(uint16_t id, const void *data, uint32_t len)
 {
   if (!custom_on(id))
@@ -203,13 +211,13 @@ void tw_custom_bytes(uint16_t id, const void *data, uint32_t len)
   uint32_t w[2 + (TW_CFG_BYTES_MAX + 3) / 4];
   uint32_t k = 0;
   if (c->timed)
-    w[k++] = tw_trace_now();
+    w[k++] = 0; /* the clock, read by the put */
   w[k++] = len;
   if (len % 4)
     w[k + len / 4] = 0; /* zero the pad bytes of the last word */
   if (len)
     memcpy(&w[k], data, len);
-  tw__trace_put(id, w, k + (len + 3) / 4);
+  put_custom(c, id, w, k + (len + 3) / 4);
 }
 
 void tw_custom(uint16_t id, const uint32_t *data, uint32_t n)
@@ -226,10 +234,10 @@ void tw_custom(uint16_t id, const uint32_t *data, uint32_t n)
   uint32_t w[1 + TW_CUSTOM_MAX_WORDS];
   uint32_t k = 0;
   if (c->timed)
-    w[k++] = tw_trace_now();
+    w[k++] = 0; /* the clock, read by the put */
   for (uint32_t i = 0; i < n; i++)
     w[k++] = data[i];
   if (k)
-    tw__trace_put(id, w, k);
+    put_custom(c, id, w, k);
 }
 #endif

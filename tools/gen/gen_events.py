@@ -311,10 +311,13 @@ def gen_header(events):
  *   TW_TRACE_ON(id)            nonzero when event id is being recorded
  *   TW_TRACE_NOW()             the 32-bit timestamp
  *   TW_TRACE_PUT(id, w, n)     append n words (timestamp first) to the logger
- * and may supply (else it is made of the two above):
+ * and may supply (else they are made of the two above):
  *   TW_TRACE_PUT_NOW(id, n, a, b)  append the timestamp, read by the logger,
  *                              and n (1 or 2) payload words a, b: the plain
  *                              emitters' put, without an array on the stack
+ *   TW_TRACE_PUT_STAMPED(id, w, n) as TW_TRACE_PUT, w[0] filled by the
+ *                              logger with the timestamp once the event's
+ *                              space is taken (larger payloads)
  * Freestanding.
  */
 #ifndef TRACEWIRE_EVENTS_GEN_H
@@ -364,6 +367,13 @@ enum tw_event_id {
   do {                                                                         \
     uint32_t tw_w_[3] = { TW_TRACE_NOW(), (a), (b) };                          \
     TW_TRACE_PUT((id), tw_w_, 1u + (n));                                       \
+  } while (0)
+#endif
+#ifndef TW_TRACE_PUT_STAMPED
+#define TW_TRACE_PUT_STAMPED(id, w, n)                                         \
+  do {                                                                         \
+    (w)[0] = TW_TRACE_NOW();                                                   \
+    TW_TRACE_PUT((id), (w), (n));                                              \
   } while (0)
 #endif
 """)
@@ -482,8 +492,11 @@ def gen_emitter(ev):
         s.append("    TW_TRACE_PUT_NOW(TW_EV_%s, %d, %s, %s);\n"
                  % (ev["name"], ev["words"], words[0], words[1]))
     else:
-        s.append("    uint32_t ts = TW_TRACE_NOW();\n")
-        s.extend(body)
+        # the clock read by the put, once the space is taken (trace.h)
+        s.append(body[0])
+        s.append("    w_[0] = 0u;\n")
+        s.extend(body[2:-1])
+        s.append("    TW_TRACE_PUT_STAMPED(TW_EV_%s, w_, %d);\n" % (ev["name"], nw))
     s.append("  }\n#else\n  %s\n#endif\n}\n\n" % (voids or ""))
     return "".join(s).replace("#else\n  \n#endif", "#endif")
 
