@@ -268,10 +268,11 @@ static int pb_sink(void *ctx, const uint32_t *words, size_t n)
 
 static void name_snapshot(struct pb *b, uint32_t snap_id, unsigned number, const char *name, int lose)
 {
-  uint8_t data[128];
+  uint8_t data[1100];
   uint32_t w = TW_OBJ_TASK | 3u << 8 | (uint32_t)number << 16;
   memcpy(data, &w, 4);
   size_t n = strlen(name) + 1;
+  assert_true(4 + n <= sizeof data);
   memcpy(data + 4, name, n);
   struct pbsink s = { b, lose, 0 };
   uint32_t seq;
@@ -306,6 +307,49 @@ static void snapshots_reassembled_and_gaps_reported(void **state)
   assert_non_null(strstr(t.buf, "Name: { kind = task, prio = 3, number = 2, name = \"a_rather_long_task_name\" }"));
   /* the record lost inside snapshot 2 is also an event-sequence gap */
   assert_int_equal(tw_decoder_stream(d, 0)->unexplained, 1);
+  tw_decoder_close(d);
+  free(t.buf);
+}
+
+/* Names are kept whole, however long the target's TW_CFG_NAME_MAX lets
+ * them be (they were cut at 63 bytes), through print's text and through a
+ * checkpoint (the .twt index) too. */
+static void long_names_kept_whole(void **state)
+{
+  (void)state;
+  static struct pb b;
+  static const size_t lens[] = {63, 64, 300, 1000};
+  static char names[4][1001];
+  memset(&b, 0, sizeof b);
+  pb_begin(&b);
+  pb_sync(&b, 1, 1000000);
+  for (unsigned i = 0; i < 4; i++) {
+    for (size_t k = 0; k < lens[i]; k++)
+      names[i][k] = (char)('a' + (k + i) % 26);
+    names[i][lens[i]] = 0;
+    name_snapshot(&b, i + 1, i + 2, names[i], -1);
+  }
+  uint32_t w = 4;
+  pb_event(&b, 10, 4, TW_MOD_RTOS, &w, 1);
+  pb_end(&b, 1, 0);
+  struct text t;
+  struct tw_decoder *d = decode_mem(b.buf, b.len, &t);
+  for (unsigned i = 0; i < 4; i++)
+    assert_string_equal(tw_decoder_name(d, 1, TW_OBJ_TASK, i + 2), names[i]);
+  char want[1100];
+  snprintf(want, sizeof want, "TaskSwitch: { task = 4 \"%s\" }", names[2]);
+  assert_non_null(strstr(t.buf, want));
+  int need = tw_decoder_save(d, NULL, 0);
+  assert_true(need > 1400);
+  uint8_t *blob = malloc((size_t)need);
+  assert_int_equal(tw_decoder_save(d, blob, (size_t)need), need);
+  struct tw_decoder *e;
+  assert_int_equal(tw_decoder_open(&e, &(struct tw_decoder_cfg){0}), 0);
+  assert_int_equal(tw_decoder_restore(e, blob, (size_t)need), 0);
+  for (unsigned i = 0; i < 4; i++)
+    assert_string_equal(tw_decoder_name(e, 1, TW_OBJ_TASK, i + 2), names[i]);
+  tw_decoder_close(e);
+  free(blob);
   tw_decoder_close(d);
   free(t.buf);
 }
@@ -705,6 +749,7 @@ int main(void)
     cmocka_unit_test(ticks_to_ns_exact_and_backwards_reported),
     cmocka_unit_test(timestamp_32_bit_extended_across_wrap),
     cmocka_unit_test(snapshots_reassembled_and_gaps_reported),
+    cmocka_unit_test(long_names_kept_whole),
     cmocka_unit_test(custom_events_from_declarations),
     cmocka_unit_test(synth_preamble_at_any_packet_size),
     cmocka_unit_test(big_endian_payload_decodes_the_same),
