@@ -352,6 +352,17 @@ static void long_names_kept_whole(void **state)
   free(blob);
   tw_decoder_close(d);
   free(t.buf);
+  /* a version 1 checkpoint (a .twt indexed before: u8 name lengths) still
+   * restores: no streams, one name, no customs */
+  static const uint8_t v1[] = {
+    'T', 'W', 'D', 'S', 1, 0, 0, 0, 0, 0, 0, 0, 0, /* magic, version, freq, no_freq */
+    0, 0, 0, 0, 1, 0, 0, 0,                        /* nstreams, nnames */
+    9, 0, 0, 0, TW_OBJ_TASK, 1, 0, 0x80, 3, 'a', 'b', 'c', /* key (ep 1, task 9), name */
+    0, 0, 0, 0};                                   /* ncustom */
+  assert_int_equal(tw_decoder_open(&e, &(struct tw_decoder_cfg){0}), 0);
+  assert_int_equal(tw_decoder_restore(e, v1, sizeof v1), 0);
+  assert_string_equal(tw_decoder_name(e, 1, TW_OBJ_TASK, 9), "abc");
+  tw_decoder_close(e);
 }
 
 static void custom_events_from_declarations(void **state)
