@@ -57,6 +57,15 @@ struct an_irq {
   uint64_t *win;
 };
 
+/* Whether the outputs list an interrupt: an entry is made when a frame
+ * opens, before the frame's INTERRUPT event names it (an "irq ?" entry
+ * that then never takes a nanosecond nor an exit); one with nothing
+ * taken, nothing cut and no time has nothing to say. */
+static inline int tw__an_irq_listed(const struct an_irq *q)
+{
+  return q->count || q->cut || q->cpu_ns;
+}
+
 /* What a task got on one core (SMP: a task runs on any core of its
  * endpoint; each core charges its own time to it, nothing twice). */
 struct an_load {

@@ -330,9 +330,11 @@ static int jcore(FILE *f, const struct tw_an *a, size_t ci)
     jtask(f, a, c, ci, tasks[i], i == 0);
   free(tasks);
   fputs("],\"irqs\":[", f);
-  for (size_t i = 0; i < c->nirqs_used; i++) {
+  for (size_t i = 0, first = 1; i < c->nirqs_used; i++) {
     const struct an_irq *q = &c->irqs[i];
-    fprintf(f, "%s{\"irq\":%" PRId64 ",\"name\":", i ? "," : "",
+    if (!tw__an_irq_listed(q))
+      continue;
+    fprintf(f, "%s{\"irq\":%" PRId64 ",\"name\":", first ? "" : ",",
             q->irq == TW_AN_IRQ_UNKNOWN ? (int64_t)-1 : (int64_t)q->irq);
     tw__an_jstr(f, nm(a, (int)ci, TW_OBJ_IRQ, q->irq, b, sizeof b));
     fprintf(f, ",\"count\":%" PRIu64 ",\"nested\":%" PRIu64 ",\"max_depth\":%d,\"cpu_ns\":%" PRIu64
@@ -342,6 +344,7 @@ static int jcore(FILE *f, const struct tw_an *a, size_t ci)
     fputs(",\"load_permille\":", f);
     jload(f, c, q->win);
     fputc('}', f);
+    first = 0;
   }
   fputs("]}", f);
   return tasks || !a->ntasks ? 0 : TW_ENOMEM;
@@ -567,10 +570,12 @@ static void text_core(const struct tw_an *a, FILE *f, size_t ci)
     thist(f, "release", t->latency);
   }
   free(tasks);
-  if (c->nirqs_used)
-    fprintf(f, "  interrupts (CPU %%, count, duration):\n");
-  for (size_t i = 0; i < c->nirqs_used; i++) {
+  for (size_t i = 0, head = 0; i < c->nirqs_used; i++) {
     const struct an_irq *q = &c->irqs[i];
+    if (!tw__an_irq_listed(q))
+      continue;
+    if (!head++)
+      fprintf(f, "  interrupts (CPU %%, count, duration):\n");
     fprintf(f, "    %-20s %6.2f%%  %" PRIu64 " taken, %" PRIu64 " nested\n",
             nm(a, (int)ci, TW_OBJ_IRQ, q->irq, b, sizeof b), pct(q->cpu_ns, dur), q->count,
             q->nested);
