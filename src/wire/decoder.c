@@ -74,6 +74,9 @@ struct custom {
   struct tw_field_desc fields[TW_EVENT_MAX_VALUES];
   char name[48];
   char fnames[TW_EVENT_MAX_VALUES][24];
+  /* declared again differently: its events now decode by a later slot's
+   * descriptor; this one stays (consumers key on descriptors they saw) */
+  uint8_t superseded;
 };
 
 struct unknown {
@@ -438,9 +441,50 @@ int tw_decoder_name_at(const struct tw_decoder *d, size_t i, uint16_t *endpoint,
 static struct custom *custom_find(const struct tw_decoder *d, uint16_t ep, uint16_t id)
 {
   for (size_t i = 0; i < d->ncustom; i++)
-    if (d->customs[i].endpoint == ep && d->customs[i].desc.id == id)
+    if (d->customs[i].endpoint == ep && d->customs[i].desc.id == id && !d->customs[i].superseded)
       return &d->customs[i];
   return NULL;
+}
+
+static int same_decl(const struct custom *a, const struct custom *b)
+{
+  if (strcmp(a->name, b->name) || a->desc.flags != b->desc.flags ||
+      a->desc.nfields != b->desc.nfields)
+    return 0;
+  for (unsigned i = 0; i < a->desc.nfields; i++)
+    if (a->fields[i].type != b->fields[i].type || a->fields[i].bits != b->fields[i].bits ||
+        strcmp(a->fnames[i], b->fnames[i]))
+      return 0;
+  return 1;
+}
+
+/* Where a declaration of (ep, id) goes (docs/host.md, "Names, custom
+ * events"): the kind's slot when the declaration is the same (a START
+ * repeats every one); a slot of an earlier declaration with the same text
+ * when it comes back; else a new slot, the current one superseded, so that
+ * the descriptor a consumer already holds keeps describing the events it
+ * was given with. NULL when the table is full (reported). */
+static struct custom *custom_slot(struct tw_decoder *d, int si, const struct custom *decl)
+{
+  uint16_t ep = decl->endpoint, id = decl->desc.id;
+  struct custom *cur = custom_find(d, ep, id), *c = NULL;
+  if (cur && same_decl(cur, decl))
+    return cur;
+  for (size_t i = 0; i < d->ncustom && !c; i++)
+    if (d->customs[i].endpoint == ep && d->customs[i].desc.id == id &&
+        same_decl(&d->customs[i], decl))
+      c = &d->customs[i];
+  if (!c) {
+    if (d->ncustom == d->cfg.max_custom) {
+      diag(d, TW_DIAG_LIMIT, TW_ENOSPC, si, 0, id, "custom event table full (%zu)%s",
+           d->cfg.max_custom, cur ? ": the kind keeps its earlier declaration" : "");
+      return NULL;
+    }
+    c = &d->customs[d->ncustom++];
+  }
+  if (cur)
+    cur->superseded = 1;
+  return c;
 }
 
 const struct tw_event_desc *tw_decoder_custom_at(const struct tw_decoder *d, size_t i,
@@ -560,17 +604,9 @@ static void custom_declare(struct tw_decoder *d, int si, const struct tw_event *
     diag(d, TW_DIAG_BAD_DECL, TW_EBADMSG, si, 0, id,
          "custom event %u: declaration has %u fields, nfields says %u", id,
          tmp.desc.nfields, ev->values[2]);
-  struct custom *c = NULL;
-  for (size_t i = 0; i < d->ncustom; i++)
-    if (d->customs[i].endpoint == ep && d->customs[i].desc.id == id)
-      c = &d->customs[i];
-  if (!c) {
-    if (d->ncustom == d->cfg.max_custom) {
-      diag(d, TW_DIAG_LIMIT, TW_ENOSPC, si, 0, id, "custom event table full (%zu)", d->cfg.max_custom);
-      return;
-    }
-    c = &d->customs[d->ncustom++];
-  }
+  struct custom *c = custom_slot(d, si, &tmp);
+  if (!c)
+    return;
   *c = tmp;
   /* the copy moved the strings: point the descriptor at its own */
   c->desc.name = c->desc.seed_name = c->name;
@@ -1171,8 +1207,8 @@ int tw_decoder_run(struct tw_decoder *d, struct tw_reader *r)
  * carried: they describe what was read. Layout, little-endian:
  *   u32 'TWDS', u32 version 2, u32 default_freq_hz, u8 no_freq_reported,
  *   u32 nstreams, streams (see put_stream), u32 nnames, names (u64 key,
- *   u32 len, bytes; version 1 had a u8 len), u32 ncustom, customs (u16 endpoint, u16 id, u8 timed,
- *   u16 len, declaration text). */
+ *   u32 len, bytes; version 1 had a u8 len), u32 ncustom, customs (u16 endpoint, u16 id, u8 timed
+ *   | superseded << 1, u16 len, declaration text). */
 
 #define CKPT_MAGIC 0x53445754u /* "TWDS" */
 #define CKPT_VERSION 2         /* 1: names had a u8 length (cut at 63 bytes) */
@@ -1272,7 +1308,7 @@ int tw_decoder_save(const struct tw_decoder *d, void *buf, size_t cap)
     size_t n = custom_text(c, text, sizeof text);
     cput16(&b, c->endpoint);
     cput16(&b, c->desc.id);
-    cput8(&b, (c->desc.flags & TW_EVF_TIMED) != 0);
+    cput8(&b, (unsigned)((c->desc.flags & TW_EVF_TIMED) != 0) | (unsigned)c->superseded << 1);
     cput16(&b, n);
     cput(&b, text, n);
   }
@@ -1337,27 +1373,23 @@ static int restore_tables(struct tw_decoder *d, struct cbuf *b, unsigned version
   n = (uint32_t)cgetn(b, 4);
   if (b->bad || n > d->cfg.max_custom)
     return TW_EBADMSG;
+  /* each saved declaration back in its own slot, current or superseded as
+   * saved (replaying them through custom_declare() would not tell which
+   * of a kind's is current) */
   for (uint32_t i = 0; i < n; i++) {
-    struct tw_event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.endpoint = (uint16_t)cgetn(b, 2);
-    ev.values[0] = (uint32_t)cgetn(b, 2);
-    ev.values[1] = (uint32_t)cgetn(b, 1);
+    struct custom *c = &d->customs[i];
+    memset(c, 0, sizeof *c);
+    c->endpoint = (uint16_t)cgetn(b, 2);
+    c->desc.id = (uint16_t)cgetn(b, 2);
+    unsigned fl = (unsigned)cgetn(b, 1);
     size_t len = (size_t)cgetn(b, 2);
-    ev.str = (const char *)cget(b, len);
-    ev.str_len = len;
-    if (!ev.str)
-      return TW_EBADMSG;
-    size_t before = d->ncustom;
-    struct custom tmp;
-    const char *bad = NULL;
+    const char *text = (const char *)cget(b, len), *bad = NULL;
     size_t badn = 0;
-    if (parse_decl(&tmp, ev.str, len, ev.values[1], &bad, &badn) < 0)
+    if (!text || fl > 3 || parse_decl(c, text, len, fl & 1, &bad, &badn) < 0)
       return TW_EBADMSG;
-    ev.values[2] = tmp.desc.nfields;
-    custom_declare(d, -1, &ev);
-    if (d->ncustom == before && !custom_find(d, ev.endpoint, (uint16_t)ev.values[0]))
-      return TW_EBADMSG;
+    c->superseded = (uint8_t)(fl >> 1);
+    plan_init(&c->plan, &c->desc);
+    d->ncustom = i + 1;
   }
   return 0;
 }

@@ -16,7 +16,14 @@
  *     valid multi-byte, a TSDL keyword, and a BLOB with NUL bytes.
  * MANIFEST lists what was sent, one line each, in hex, for
  * tests/sh/export_strings.sh: `kind ID NAME FIELD...`, `task N NAME`,
- * `value ID BYTES` (`-` for empty), `mutex N NAME`. The clock is a counter: the same
+ * `value ID BYTES` (`-` for empty), `mutex N NAME`.
+ *
+ * tw-strings-target OUT.bin MANIFEST redeclare: instead, one custom kind
+ * declared three times in one recording (tw_custom_reset, a new
+ * declaration, tw_streamer_send_names: what firmware that reconfigures
+ * itself does), one event under each: "Redecl a:U8 b:U16" (1, 2), then
+ * "Redecl x:U32 y:U32 z:U32" (3, 4, 5), then the first again (6, 7), for
+ * tests/sh/export_redeclare.sh. The clock is a counter: the same
  * bytes every run.
  */
 #include <stdio.h>
@@ -27,7 +34,7 @@
 #include "tracewire/trace.h"
 
 #define EP 0x0007u
-enum { K_CLASH = 40, K_BAD = 41, K_TEXT = 42, K_BLOB = 43, K_HTML = 44 };
+enum { K_CLASH = 40, K_BAD = 41, K_TEXT = 42, K_BLOB = 43, K_HTML = 44, K_RE = 45 };
 #define HTML_MUTEX 1
 static const char html_mutex[] =
     "</SCRIPT><script>document.body.dataset.pwned=3</script><!--&lt;\xe2\x80\xa8";
@@ -95,12 +102,43 @@ static const struct { const char *s; size_t n; } values[] = {
   S("*/ \" \\ {x} ,;"),
 };
 
+static void finish(void)
+{
+  tw_streamer_stop(&S, 1);
+  while (tw_streamer_running(&S) || S.nwork || S.fill > TW_STREAMER_HDR_BYTES) {
+    tw_streamer_poll(&S, 0);
+    tw_streamer_flush(&S);
+  }
+}
+
+static int redeclare(void)
+{
+  static const char *const decls[] = {"Redecl a:U8 b:U16", "Redecl x:U32 y:U32 z:U32",
+                                      "Redecl a:U8 b:U16"};
+  static const uint32_t data[][3] = {{1, 2}, {3, 4, 5}, {6, 7}};
+  static const uint32_t n[] = {2, 3, 2};
+  if (tw_custom_declare(K_RE, 1, decls[0]) || tw_streamer_start(&S))
+    return 1;
+  drain();
+  for (unsigned i = 0; i < 3; i++) {
+    if (i && (tw_custom_reset(), tw_custom_declare(K_RE, 1, decls[i]) ||
+              tw_streamer_send_names(&S, NULL, NULL)))
+      return 1;
+    drain();
+    fake_now += 10;
+    tw_custom(K_RE, data[i], n[i]);
+    drain();
+  }
+  finish();
+  return fclose(man) == 0 && fclose(out) == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
   static const char blob[] = {'a', 0, 'b', 0, 0, 'c', '\xff'};
   struct tw_streamer_cfg cfg;
-  if (argc != 3) {
-    fprintf(stderr, "usage: tw-strings-target OUT.bin MANIFEST\n");
+  if (argc != 3 && (argc != 4 || strcmp(argv[3], "redeclare"))) {
+    fprintf(stderr, "usage: tw-strings-target OUT.bin MANIFEST [redeclare]\n");
     return 2;
   }
   if (!(out = fopen(argv[1], "wb")) || !(man = fopen(argv[2], "w"))) {
@@ -119,6 +157,8 @@ int main(int argc, char **argv)
   cfg.module_id = 1;
   cfg.sync_ticks = 100000;
   cfg.initial_mask = 0xFFFFFFFFu;
+  if (argc == 4)
+    return tw_streamer_init(&S, &cfg) || redeclare();
   for (uint16_t t = 0; t < sizeof task_names / sizeof task_names[0]; t++) {
     fprintf(man, "task %u", t + 1);
     hex(task_names[t], strlen(task_names[t]));
@@ -176,10 +216,6 @@ int main(int argc, char **argv)
   fputc('\n', man);
   tw_custom_bytes(K_BLOB, blob, sizeof blob);
   drain();
-  tw_streamer_stop(&S, 1);
-  while (tw_streamer_running(&S) || S.nwork || S.fill > TW_STREAMER_HDR_BYTES) {
-    tw_streamer_poll(&S, 0);
-    tw_streamer_flush(&S);
-  }
+  finish();
   return fclose(man) == 0 && fclose(out) == 0 ? 0 : 1;
 }
