@@ -40,8 +40,9 @@ ones trace_processor relies on to build its tables:
   strings     every string is valid UTF-8
 
 With --summary, writes what a test compares: switches per (cpu, tid),
-thread names, wake-ups, blocked reasons, task-state marks, interrupts,
-instants, counters and track names.
+thread names, wake-ups (those from an interrupt, and how many tasks such a
+wake-up leaves not running again before the end), blocked reasons,
+task-state marks, interrupts, instants, counters and track names.
 With --analyze, runs `TRACEWIRE analyze --json TRACE` and fails unless the
 sched data switches each task in as often as analyze counts ("switches in",
 summed over cores, by task name). (Not per core: analyze's context
@@ -198,7 +199,10 @@ class Checker:
         self.named_tids = set()
         self.cpu_last_next = {}
         self.cpu_last_ts = {}
+        self.irq_waking_last = {}  # tid -> time of its last wake-up from an interrupt
+        self.run_last = {}         # tid -> time it was last switched in
         self.s = {'switches': Counter(), 'comm': {}, 'wakings': Counter(), 'waking_irq': 0,
+                  'wakings_irq_by_tid': Counter(),
                   'blocked': Counter(), 'states': Counter(), 'irqs': Counter(),
                   'instants': Counter(), 'counters': Counter(), 'tracks': [],
                   'threads': {}, 'lost_slices': 0, 'flows': 0, 'swapper_switches': 0,
@@ -384,6 +388,7 @@ class Checker:
         elif full and prev_pid != self.cpu_last_next[cpu]:
             raise Fail('cpu %d: switch from %d, but %d was switched in' % (cpu, prev_pid, self.cpu_last_next[cpu]))
         self.cpu_last_next[cpu] = next_pid
+        self.run_last[next_pid] = ts
         self.sched_tid(next_pid, 'sched_switch')
         if next_pid:
             self.s['switches']['%d/%d' % (cpu, next_pid)] += 1
@@ -423,6 +428,8 @@ class Checker:
                     self.events.append((ts, 'waking', cpu, pid))
                 if fl and fl[i] & 0x08:
                     self.s['waking_irq'] += 1
+                    self.irq_waking_last[pid] = max(ts, self.irq_waking_last.get(pid, ts))
+                    self.s['wakings_irq_by_tid'][str(pid)] += 1
         for ev in many(b, 'event'):
             ts = one(ev, 'timestamp')
             if ts is None:
@@ -459,6 +466,10 @@ class Checker:
         for tid, pid in self.thread_pid.items():
             if pid not in self.pids:
                 raise Fail('thread %d of process %d, which is not declared' % (tid, pid))
+        # tasks woken from an interrupt that do not run again before the
+        # end: a wake-up with no release latency (nothing to measure)
+        self.s['waking_irq_unrun'] = sum(1 for tid, t in self.irq_waking_last.items()
+                                         if t > self.run_last.get(tid, -1))
 
 
 def check(proto, path, events=False):

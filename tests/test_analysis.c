@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "tw_vocab_event.h"
 #include "analysis/an_internal.h"
 #include "model/rtos_internal.h"
 #include "tracewire/analysis/analysis.h"
@@ -329,24 +330,9 @@ static void test_hist_accuracy(void **state)
 static void feed_ns(struct tw_an *a, uint16_t stream, uint64_t t_ns, uint16_t id, uint32_t v0,
                     uint32_t v1, uint32_t v2, const char *str)
 {
-  struct tw_event e;
-  memset(&e, 0, sizeof e);
-  e.desc = tw_event_desc_by_id(id);
-  assert_non_null(e.desc);
-  e.time_ns = e.ticks = t_ns;
-  e.endpoint = 1;
-  e.instance = stream;
-  e.stream = stream;
-  e.id = id;
-  e.module = e.desc->module;
-  e.nvalues = e.desc->nfields;
-  e.values[0] = v0;
-  e.values[1] = v1;
-  e.values[2] = v2;
-  if (str) {
-    e.str = str;
-    e.str_len = strlen(str);
-  }
+  struct tw_event e = tw_test_event(&(struct tw_test_ev){
+      .time_ns = t_ns, .endpoint = 1, .instance = stream, .stream = stream, .id = id,
+      .v0 = v0, .v1 = v1, .v2 = v2, .str = str});
   assert_int_equal(tw_an_feed(a, &e), 0);
 }
 

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "tw_vocab_event.h"
 #include "analysis/an_internal.h"
 #include "tracewire/analysis/analysis.h"
 #include "tracewire/error.h"
@@ -25,24 +26,10 @@
 static void feed(struct tw_an *a, uint16_t stream, uint64_t t_us, uint16_t id, uint32_t v0,
                  uint32_t v1, uint32_t v2, const char *str)
 {
-  struct tw_event e;
-  memset(&e, 0, sizeof e);
-  e.desc = tw_event_desc_by_id(id);
-  assert_non_null(e.desc);
-  e.time_ns = e.ticks = t_us * US;
-  e.endpoint = (uint16_t)(1 + stream); /* one target per stream */
-  e.instance = 0;
-  e.stream = stream;
-  e.id = id;
-  e.module = e.desc->module;
-  e.nvalues = e.desc->nfields;
-  e.values[0] = v0;
-  e.values[1] = v1;
-  e.values[2] = v2;
-  if (str) {
-    e.str = str;
-    e.str_len = strlen(str);
-  }
+  /* one target per stream */
+  struct tw_event e = tw_test_event(&(struct tw_test_ev){
+      .time_ns = t_us * US, .endpoint = (uint16_t)(1 + stream), .stream = stream, .id = id,
+      .v0 = v0, .v1 = v1, .v2 = v2, .str = str});
   assert_int_equal(tw_an_feed(a, &e), 0);
 }
 

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "tw_vocab_event.h"
 #include "tracewire/error.h"
 #include "tracewire/events_gen.h"
 #include "tracewire/export/export.h"
@@ -43,25 +44,10 @@ static void out_open(struct out *o)
 static int ev_at(struct out *o, uint16_t ep, uint16_t inst, uint16_t stream, uint64_t us,
                  uint16_t id, uint32_t v0, uint32_t v1, uint32_t v2, const char *str)
 {
-  struct tw_event e;
-  memset(&e, 0, sizeof e);
-  e.desc = tw_event_desc_by_id(id);
-  assert_non_null(e.desc);
-  e.time_ns = e.ticks = us * 1000;
+  struct tw_event e = tw_test_event(&(struct tw_test_ev){
+      .time_ns = us * 1000, .endpoint = ep, .instance = inst, .stream = stream, .id = id,
+      .v0 = v0, .v1 = v1, .v2 = v2, .str = str});
   e.seq = o->seq++;
-  e.endpoint = ep;
-  e.instance = inst;
-  e.stream = stream;
-  e.id = id;
-  e.module = e.desc->module;
-  e.nvalues = e.desc->nfields;
-  e.values[0] = v0;
-  e.values[1] = v1;
-  e.values[2] = v2;
-  if (str) {
-    e.str = str;
-    e.str_len = strlen(str);
-  }
   return tw_export_event(o->x, &e);
 }
 

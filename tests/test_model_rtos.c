@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "tw_vocab_event.h"
 #include "tracewire/error.h"
 #include "tracewire/events_gen.h"
 #include "tracewire/model/rtos.h"
@@ -62,25 +63,10 @@ static void rig_free(struct rig *r)
 static int feed_on(struct rig *r, uint16_t stream, uint16_t instance, uint64_t us, uint16_t id,
                    uint32_t v0, uint32_t v1, uint32_t v2, const char *str)
 {
-  struct tw_event e;
-  memset(&e, 0, sizeof e);
-  e.desc = tw_event_desc_by_id(id);
-  assert_non_null(e.desc);
-  e.time_ns = e.ticks = us * 1000;
+  struct tw_event e = tw_test_event(&(struct tw_test_ev){
+      .time_ns = us * 1000, .endpoint = EP, .instance = instance, .stream = stream, .id = id,
+      .v0 = v0, .v1 = v1, .v2 = v2, .str = str});
   e.seq = r->seq++;
-  e.endpoint = EP;
-  e.instance = instance;
-  e.stream = stream;
-  e.id = id;
-  e.module = e.desc->module;
-  e.nvalues = e.desc->nfields;
-  e.values[0] = v0;
-  e.values[1] = v1;
-  e.values[2] = v2;
-  if (str) {
-    e.str = str;
-    e.str_len = strlen(str);
-  }
   return tw_rtos_feed(r->m, &e);
 }
 

@@ -55,7 +55,8 @@ void *tw__an_calloc(struct tw_an *a, size_t n, size_t size)
   return p;
 }
 
-/* Grows *arrp (n elements of elem bytes) to hold index need - 1, zeroed. */
+/* Grows *arrp (n elements of elem bytes) to hold index need - 1, zeroed.
+ * a may be NULL (an array outside an engine: the live view's). */
 int tw__an_grow(struct tw_an *a, void *arrp, size_t *n, size_t need, size_t elem)
 {
   void **arr = arrp;
@@ -66,7 +67,7 @@ int tw__an_grow(struct tw_an *a, void *arrp, size_t *n, size_t need, size_t elem
   while (cap < need)
     cap *= 2;
   if (inject_failure() || !(p = realloc(*arr, cap * elem))) {
-    if (!a->err)
+    if (a && !a->err)
       a->err = TW_ENOMEM;
     return TW_ENOMEM;
   }

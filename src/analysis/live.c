@@ -436,17 +436,7 @@ static uint64_t cpu_now(const struct tw_an *a, const struct tw_rtos_task *t)
 
 static int grow_vals(struct tw_live *l, size_t n)
 {
-  if (n <= l->capvals)
-    return 0;
-  size_t cap = l->capvals ? l->capvals : 64;
-  while (cap < n)
-    cap *= 2;
-  uint64_t *v = realloc(l->vals, cap * sizeof *v);
-  if (!v)
-    return TW_ENOMEM;
-  l->vals = v;
-  l->capvals = cap;
-  return 0;
+  return tw__an_grow(NULL, &l->vals, &l->capvals, n, sizeof *l->vals);
 }
 
 /* New interrupt sources get a column, in order of first sight. */
@@ -623,18 +613,7 @@ static int cmp_gidx(const void *x, const void *y, void *ctx)
 /* Room for a count per group (by seq), to tell what is new. */
 static int grow_seen(struct tw_live *l, size_t n)
 {
-  if (n <= l->capseen)
-    return 0;
-  size_t cap = l->capseen ? l->capseen : 64;
-  while (cap < n)
-    cap *= 2;
-  uint64_t *v = realloc(l->seen, cap * sizeof *v);
-  if (!v)
-    return TW_ENOMEM;
-  memset(v + l->capseen, 0, (cap - l->capseen) * sizeof *v);
-  l->seen = v;
-  l->capseen = cap;
-  return 0;
+  return tw__an_grow(NULL, &l->seen, &l->capseen, n, sizeof *l->seen);
 }
 
 static void view_groups(struct tw_live *l, struct tw_live_view *v)

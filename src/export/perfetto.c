@@ -55,6 +55,20 @@ struct pf_nent {
   uint16_t fold;               /* bit i: field i is in the name */
   const char *src[PF_NFOLD];   /* the model's object names it was made from */
   uint64_t iid;                /* 0: free slot */
+  uint64_t gen;                /* the model's names (tw__tl_names) when src was last seen */
+  uint16_t args;               /* bit i: field i (< 16) is an argument */
+  uint8_t marker;              /* the category hdr holds */
+  uint8_t nhdr;
+  uint8_t hdr[8];              /* name_iid and category_iids, encoded */
+};
+
+/* Which fields of a vocabulary kind go into its name key: the object
+ * fields but the marker field (and the task field when the task is the
+ * track), worked out once per kind rather than per event. */
+struct pf_kplan {
+  uint8_t ready, n;
+  uint8_t f[PF_NFOLD];
+  uint16_t fold;
 };
 
 /* An argument name: a field of a kind. */
@@ -108,17 +122,26 @@ void tw__pf_packet(struct pf *pf, const struct pbuf *b)
 void tw__pf_timestamp(struct pf *pf, struct pbuf *b, int seq, uint64_t ts)
 {
   uint64_t us = ts / 1000;
-  if (ts % 1000 == 0 && us >= pf->last_us[seq]) {
-    pb_uint(b, TP_TIMESTAMP, us - pf->last_us[seq]);
+  uint8_t *p = b->p + b->n;
+  if (ts == us * 1000 && us >= pf->last_us[seq]) {
+    *p++ = TP_TIMESTAMP << 3 | PB_VARINT;
+    p = pb_varint_at(p, us - pf->last_us[seq]);
     pf->last_us[seq] = us;
   } else if (ts >= pf->last_ns[seq]) {
-    pb_uint(b, TP_TIMESTAMP, ts - pf->last_ns[seq]);
-    pb_uint(b, TP_CLOCK_ID, CLOCK_NS);
+    *p++ = TP_TIMESTAMP << 3 | PB_VARINT;
+    p = pb_varint_at(p, ts - pf->last_ns[seq]);
+    *p++ = (uint8_t)(TP_CLOCK_ID << 3 | PB_VARINT | 0x80); /* field 58: a two-byte tag */
+    *p++ = (uint8_t)(TP_CLOCK_ID >> 4);
+    *p++ = CLOCK_NS;
     pf->last_ns[seq] = ts;
   } else {
-    pb_uint(b, TP_TIMESTAMP, ts);
-    pb_uint(b, TP_CLOCK_ID, CLOCK_BOOTTIME);
+    *p++ = TP_TIMESTAMP << 3 | PB_VARINT;
+    p = pb_varint_at(p, ts);
+    *p++ = (uint8_t)(TP_CLOCK_ID << 3 | PB_VARINT | 0x80);
+    *p++ = (uint8_t)(TP_CLOCK_ID >> 4);
+    *p++ = CLOCK_BOOTTIME;
   }
+  b->n = (size_t)(p - b->p);
 }
 
 /* The first packet of a timestamped sequence: clears its incremental
@@ -254,12 +277,12 @@ static int grow_table(struct pf *pf, void *tabp, size_t *cap, size_t n, size_t e
 static uint64_t nkey_hash(const void *p)
 {
   const struct pf_nent *e = p;
-  uint64_t h = (uint64_t)(uintptr_t)e->d * 0x9E3779B97F4A7C15ull ^
-               ((uint64_t)e->v[0] << 32 | (uint64_t)e->on_task << 16 | e->ep) *
-                   0xC2B2AE3D27D4EB4Full ^
-               ((uint64_t)e->v[1] << 32 | e->v[2]) * 0x165667B19E3779F9ull ^
-               (uint64_t)e->v[3] * 0xFF51AFD7ED558CCDull;
-  h = (h ^ h >> 32) * 0xD6E8FEB86659FD93ull;
+  /* every field reaches the low bits, which pick the slot (the table is
+   * small): each product's high half is folded down before the next */
+  uint64_t h = ((uint64_t)(uintptr_t)e->d ^ ((uint64_t)e->v[0] << 32 | (uint64_t)e->on_task << 16 |
+                                             e->ep)) * 0x9E3779B97F4A7C15ull;
+  h = (h ^ h >> 32 ^ ((uint64_t)e->v[1] << 32 | e->v[2])) * 0xD6E8FEB86659FD93ull;
+  h = (h ^ h >> 32 ^ e->v[3]) * 0x9E3779B97F4A7C15ull;
   return h ^ h >> 32;
 }
 
@@ -323,39 +346,91 @@ static const char *name_text(struct pf *pf, const struct tw_rtos_change *ch, con
 }
 
 /* The key of the event's name: fold holds the object fields that go
- * into it (the marker field's bit is added once its constant is known). */
-static void name_key(struct pf *pf, const struct tw_rtos_change *ch, int on_task,
-                     struct pf_nent *key)
+ * into it (the marker field's bit is added once its constant is known).
+ * The objects' names (src) are looked up by name_sources, only when the
+ * model's names changed since the entry was made: a lookup per field and
+ * event was the largest share of an instant's cost. */
+static void name_key(const struct tw_rtos_change *ch, int on_task, struct pf_nent *key)
 {
   const struct tw_event *ev = ch->ev;
   const struct tw_event_desc *d = ev->desc;
   const struct tw_meaning *mn = ch->meaning;
-  unsigned j = 0, fold = 0;
+  int skip = on_task && mn ? mn->task_field : -1;
+  unsigned j = 0, fold = 0, n = d->nfields < 16 ? d->nfields : 16;
   key->d = d;
   key->ep = ev->endpoint;
   key->on_task = (uint8_t)on_task;
   key->v[0] = d->marker_field >= 0 && (unsigned)d->marker_field < ev->nvalues
                   ? ev->values[d->marker_field] : 0;
   key->v[1] = key->v[2] = key->v[3] = 0;
+  for (unsigned i = 0; i < n && j < PF_NFOLD; i++) {
+    if (d->fields[i].obj == TW_OBJ_NONE || (int)i == d->marker_field || (int)i == skip)
+      continue;
+    fold |= 1u << i;
+    key->v[1 + j++] = i < ev->nvalues ? ev->values[i] : 0;
+  }
+  key->fold = (uint16_t)fold;
+}
+
+/* name_key by a plan: per meaning row and track (the row fixes the task
+ * field), or per vocabulary kind for an event that means nothing. */
+static inline void name_key_fast(struct pf *pf, const struct tw_rtos_change *ch, int on_task,
+                                 struct pf_nent *key)
+{
+  const struct tw_event *ev = ch->ev;
+  const struct tw_event_desc *d = ev->desc;
+  const struct tw_meaning *mn = ch->meaning;
+  size_t vi = (size_t)(d - tw_event_descs), k;
+  struct pf_kplan *kp;
+  if (mn)
+    k = mn->row < tw_nmeanings ? (size_t)mn->row * 2 + (unsigned)on_task : SIZE_MAX;
+  else
+    k = d >= tw_event_descs && vi < tw_event_ndescs ? (tw_nmeanings + vi) * 2 : SIZE_MAX;
+  if (k == SIZE_MAX || !pf->kplan) {
+    name_key(ch, on_task, key);
+    return;
+  }
+  kp = &pf->kplan[k];
+  if (__builtin_expect(!kp->ready, 0)) {
+    name_key(ch, on_task, key);
+    kp->fold = key->fold;
+    kp->n = 0;
+    for (unsigned i = 0; i < 16; i++)
+      if (key->fold >> i & 1)
+        kp->f[kp->n++] = (uint8_t)i;
+    kp->ready = 1;
+    return;
+  }
+  key->d = d;
+  key->ep = ev->endpoint;
+  key->on_task = (uint8_t)on_task;
+  key->v[0] = d->marker_field >= 0 && (unsigned)d->marker_field < ev->nvalues
+                  ? ev->values[d->marker_field] : 0;
+  key->v[1] = key->v[2] = key->v[3] = 0;
+  for (unsigned j = 0; j < kp->n; j++)
+    key->v[1 + j] = kp->f[j] < ev->nvalues ? ev->values[kp->f[j]] : 0;
+  key->fold = kp->fold;
+}
+
+/* The model's names of the objects in key (fold and v set). */
+static void name_sources(struct pf *pf, const struct tw_rtos_change *ch, struct pf_nent *key)
+{
+  const struct tw_event_desc *d = key->d;
+  const struct tw_meaning *mn = ch->meaning;
+  unsigned j = 0;
   key->src[0] = key->src[1] = key->src[2] = NULL;
   for (unsigned i = 0; i < d->nfields && i < 16 && j < PF_NFOLD; i++) {
     const struct tw_field_desc *f = &d->fields[i];
-    uint32_t v;
-    if (f->obj == TW_OBJ_NONE || (int)i == d->marker_field ||
-        (on_task && mn && (int)i == mn->task_field))
+    if (!(key->fold >> i & 1) || (int)i == d->marker_field)
       continue;
-    v = i < ev->nvalues ? ev->values[i] : 0;
-    fold |= 1u << i;
-    key->v[1 + j] = v;
     if (f->obj == TW_OBJ_OBJKIND)
       key->src[j] = NULL;
     else if (ch->obj && mn && (int)i == mn->obj_field)
       key->src[j] = ch->obj->name;
     else
-      key->src[j] = tw_rtos_name(pf->m, ev->endpoint, f->obj, v);
+      key->src[j] = tw_rtos_name(pf->m, key->ep, f->obj, key->v[1 + j]);
     j++;
   }
-  key->fold = (uint16_t)fold;
 }
 
 /* The constant the marker field names, and its bit in fold; NULL when
@@ -372,42 +447,78 @@ static const char *name_constant(const struct tw_rtos_change *ch, struct pf_nent
   return k;
 }
 
-/* The iid of the event's name (0: the table is full; written inline),
- * and which fields it holds (*fold). */
-static uint64_t event_name(struct pf *pf, const struct tw_rtos_change *ch, int on_task,
-                           unsigned *fold)
+static uint64_t category(struct pf *pf, enum tw_marker mk);
+
+/* Which fields (< 16) of the event are arguments: those its name does not
+ * hold, but the task of an event on its task's track. */
+static uint16_t arg_fields(const struct tw_rtos_change *ch, unsigned fold, int on_task)
+{
+  const struct tw_event_desc *d = ch->ev->desc;
+  int skip = on_task && ch->meaning ? ch->meaning->task_field : -1;
+  unsigned args = 0;
+  for (unsigned i = 0; i < d->nfields && i < 16; i++)
+    if (!(fold >> i & 1) && (int)i != skip)
+      args |= 1u << i;
+  return (uint16_t)args;
+}
+
+/* The encoded name_iid and category of an entry (its category interned
+ * in this packet when new). */
+static void entry_hdr(struct pf *pf, struct pf_nent *e, enum tw_marker mk)
+{
+  uint8_t *p = e->hdr;
+  *p++ = TE_NAME_IID << 3 | PB_VARINT;
+  p = pb_varint_at(p, e->iid);
+  if (mk != TW_MARKER_NONE && mk < TW_MARKER_COUNT) {
+    *p++ = TE_CATEGORY_IIDS << 3 | PB_VARINT;
+    p = pb_varint_at(p, category(pf, mk));
+  }
+  e->marker = (uint8_t)mk;
+  e->nhdr = (uint8_t)(p - e->hdr);
+}
+
+/* The entry of the event's name, or NULL when the table is full (the
+ * name is then written inline). */
+static const struct pf_nent *event_name(struct pf *pf, const struct tw_rtos_change *ch,
+                                        int on_task)
 {
   struct pf_nent key, *e;
   const char *k, *s;
   size_t i, len;
-  name_key(pf, ch, on_task, &key);
-  if (pf->nnames * 2 + 2 > pf->capnames &&
+  uint64_t gen = tw__tl_names(pf->tl);
+  name_key_fast(pf, ch, on_task, &key);
+  if (__builtin_expect(pf->nnames * 2 + 2 > pf->capnames, 0) &&
       grow_table(pf, &pf->names, &pf->capnames, pf->nnames, sizeof *pf->names, nkey_hash,
                  nent_iid) < 0)
-    return *fold = key.fold, 0;
+    return NULL;
   for (i = (size_t)nkey_hash(&key) & (pf->capnames - 1); (e = &pf->names[i])->iid;
        i = (i + 1) & (pf->capnames - 1))
-    if (e->d == key.d && e->ep == key.ep && e->on_task == key.on_task &&
-        e->v[0] == key.v[0] && e->v[1] == key.v[1] && e->v[2] == key.v[2] &&
-        e->v[3] == key.v[3]) {
+    if (e->d == key.d && e->v[0] == key.v[0] && e->v[1] == key.v[1] && e->v[2] == key.v[2] &&
+        e->v[3] == key.v[3] && e->ep == key.ep && e->on_task == key.on_task) {
+      if (__builtin_expect(e->gen == gen, 1))
+        return e;
+      name_sources(pf, ch, &key);
       if (e->src[0] == key.src[0] && e->src[1] == key.src[1] && e->src[2] == key.src[2]) {
-        *fold = e->fold;
-        return e->iid;
+        e->gen = gen; /* no object of its name was renamed */
+        return e;
       }
       break; /* an object was renamed: a new name */
     }
+  name_sources(pf, ch, &key);
   k = name_constant(ch, &key);
-  *fold = key.fold;
   if (!e->iid && pf->nnames >= PF_MAX_NAMES)
-    return 0;
+    return NULL;
   if (!(s = name_text(pf, ch, k, &key, &len)))
-    return 0;
+    return NULL;
   if (!e->iid)
     pf->nnames++;
   key.iid = ++pf->next_iid[ID_EVENT_NAMES];
+  key.gen = gen;
+  key.args = arg_fields(ch, key.fold, on_task);
   *e = key;
   intern_entry(pf, ID_EVENT_NAMES, e->iid, s, len);
-  return e->iid;
+  entry_hdr(pf, e, ch->marker);
+  return e;
 }
 
 /* The name of an argument the exporter adds itself ("time"). */
@@ -479,34 +590,52 @@ static uint64_t category(struct pf *pf, enum tw_marker mk)
  * timestamp and sequence, the event's type and track; the caller adds
  * its fields to pf->out, te_end closes it and appends the interned data
  * the event introduced (a packet's fields come in any order; readers take
- * its interned data before its payload). */
-static struct pbuf *te_begin(struct pf *pf, unsigned type, uint64_t track, uint64_t ts)
+ * its interned data before its payload). Tens of millions a second: the
+ * room is reserved once (PF_TE_ROOM: the event's own fields and its
+ * arguments reserve theirs), the bytes that never change are copied. */
+#define PF_TE_ROOM 256
+static inline struct pbuf *te_begin(struct pf *pf, unsigned type, uint64_t track, uint64_t ts)
 {
-  struct pbuf *o;
-  if (!tw__pf_room(pf, 256))
+  /* sequence, its flags, then the track event's tag */
+  static const uint8_t head[5] = {TP_SEQ_ID << 3 | PB_VARINT, PF_SEQ_TRACK,
+                                  TP_SEQ_FLAGS << 3 | PB_VARINT, SEQ_NEEDS_INCREMENTAL_STATE,
+                                  TP_TRACK_EVENT << 3 | PB_LEN};
+  struct pbuf *o = &pf->out;
+  uint8_t *p;
+  if (__builtin_expect(o->n >= PF_OUT_FLUSH || o->n + PF_TE_ROOM > o->cap, 0) &&
+      !tw__pf_room(pf, PF_TE_ROOM))
     return NULL;
-  o = &pf->out;
-  pf->pkt_at = pb_open(o, TRACE_PACKET);
+  p = o->p + o->n;
+  *p++ = TRACE_PACKET << 3 | PB_LEN;
+  pf->pkt_at = (size_t)(p - o->p);
+  *p++ = 0;
+  o->n = (size_t)(p - o->p);
   tw__pf_timestamp(pf, o, PF_SEQ_TRACK, ts);
-  pb_uint(o, TP_SEQ_ID, PF_SEQ_TRACK);
-  pb_uint(o, TP_SEQ_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
-  pf->te_at = pb_open(o, TP_TRACK_EVENT);
-  pb_uint(o, TE_TYPE, type);
-  pb_uint(o, TE_TRACK, track);
+  p = o->p + o->n;
+  memcpy(p, head, sizeof head);
+  p += sizeof head;
+  pf->te_at = (size_t)(p - o->p);
+  *p++ = 0;
+  *p++ = TE_TYPE << 3 | PB_VARINT;
+  *p++ = (uint8_t)type;
+  *p++ = TE_TRACK << 3 | PB_VARINT;
+  o->n = (size_t)(pb_varint_at(p, track) - o->p);
   return o;
 }
 
-static void te_end(struct pf *pf)
+static inline void te_end(struct pf *pf)
 {
   struct pbuf *o = &pf->out;
-  if (pf->in.err || pb_room(o, pf->in.n + 32) < 0) {
-    tw__pf_oom(pf);
-    return;
-  }
-  pb_close(o, pf->te_at);
-  if (pf->in.n) {
+  if (__builtin_expect(pf->in.n != 0 || pf->in.err, 0)) {
+    if (pf->in.err || pb_room(o, pf->in.n + 32) < 0) {
+      tw__pf_oom(pf);
+      return;
+    }
+    pb_close(o, pf->te_at);
     pb_bytes(o, TP_INTERNED, pf->in.p, pf->in.n);
     pf->in.n = 0;
+  } else {
+    pb_close(o, pf->te_at);
   }
   pb_close(o, pf->pkt_at);
 }
@@ -629,38 +758,59 @@ static uint64_t double_bits(double v)
   return u;
 }
 
-/* The fields the name does not hold, as debug annotations. */
-static void arguments(struct pf *pf, const struct tw_rtos_change *ch, unsigned fold, int on_task)
+/* One field as a debug annotation. */
+static void argument(struct pf *pf, const struct tw_event *ev, unsigned i,
+                     const char *const *custom)
+{
+  const struct tw_event_desc *d = ev->desc;
+  const struct tw_field_desc *f = &d->fields[i];
+  struct pbuf *b = &pf->out;
+  uint32_t v = i < ev->nvalues ? ev->values[i] : 0;
+  size_t at;
+  if (pb_room(b, 48) < 0)
+    return;
+  if (f->type != TW_FT_STRING && f->type != TW_FT_F32 && !tw_field_type_signed(f->type)) {
+    /* the common argument, a number: its length known before it is written */
+    uint64_t iid = arg_name(pf, d, i, custom);
+    uint8_t *p = b->p + b->n;
+    *p++ = TE_DEBUG << 3 | PB_LEN;
+    *p++ = (uint8_t)(2 + pb_varint_len(iid) + pb_varint_len(v)); /* at most 12 */
+    *p++ = DA_NAME_IID << 3 | PB_VARINT;
+    p = pb_varint_at(p, iid);
+    *p++ = DA_UINT << 3 | PB_VARINT;
+    b->n = (size_t)(pb_varint_at(p, v) - b->p);
+    return;
+  }
+  at = pb_open(b, TE_DEBUG);
+  pb_uint(b, DA_NAME_IID, arg_name(pf, d, i, custom));
+  if (f->type == TW_FT_STRING) /* whole, NUL bytes and all */
+    put_str(pf, b, DA_STRING, ev->str ? ev->str : "", ev->str ? ev->str_len : 0);
+  else if (tw_field_type_signed(f->type))
+    pb_int(b, DA_INT, tw_field_i32(f, v));
+  else if (f->type == TW_FT_F32)
+    pb_fixed64(b, DA_DOUBLE, double_bits(tw_f32_from_bits(v)));
+  else
+    pb_uint(b, DA_UINT, v);
+  if (pb_room(b, 16) < 0)
+    return;
+  pb_close(b, at);
+}
+
+/* The fields the name does not hold (args: those below 16; every one
+ * above), as debug annotations. */
+static void arguments(struct pf *pf, const struct tw_rtos_change *ch, unsigned args)
 {
   const struct tw_event *ev = ch->ev;
   const struct tw_event_desc *d = ev->desc;
-  const char *const *custom = tw__tl_field_names(pf->tl, d);
+  const char *const *custom = NULL;
   struct pbuf *b = &pf->out;
   size_t at;
-  if (d->module == TW_MOD_CUSTOM && !custom)
+  if (d->module == TW_MOD_CUSTOM && !(custom = tw__tl_field_names(pf->tl, d)))
     return; /* out of memory, reported */
-  for (unsigned i = 0; i < d->nfields; i++) {
-    const struct tw_field_desc *f = &d->fields[i];
-    uint32_t v = i < ev->nvalues ? ev->values[i] : 0;
-    if ((i < 16 && (fold >> i & 1)) ||
-        (on_task && ch->meaning && (int)i == ch->meaning->task_field))
-      continue;
-    if (pb_room(b, 48) < 0)
-      return;
-    at = pb_open(b, TE_DEBUG);
-    pb_uint(b, DA_NAME_IID, arg_name(pf, d, i, custom));
-    if (f->type == TW_FT_STRING) /* whole, NUL bytes and all */
-      put_str(pf, b, DA_STRING, ev->str ? ev->str : "", ev->str ? ev->str_len : 0);
-    else if (tw_field_type_signed(f->type))
-      pb_int(b, DA_INT, tw_field_i32(f, v));
-    else if (f->type == TW_FT_F32)
-      pb_fixed64(b, DA_DOUBLE, double_bits(tw_f32_from_bits(v)));
-    else
-      pb_uint(b, DA_UINT, v);
-    if (pb_room(b, 16) < 0)
-      return;
-    pb_close(b, at);
-  }
+  for (; args; args &= args - 1)
+    argument(pf, ev, (unsigned)__builtin_ctz(args), custom);
+  for (unsigned i = 16; i < d->nfields; i++)
+    argument(pf, ev, i, custom);
   if (ev->flags & TW_EVENT_TIME_INFERRED) { /* docs/exporters.md */
     if (pb_room(b, 48) < 0)
       return;
@@ -700,39 +850,94 @@ static void on_note(void *bk, uint64_t ts, const struct tl_track *t, const char 
   te_end(pf);
 }
 
+/* The common instant whole, in one go: its name interned before (no
+ * interned data to add), no arguments or flows, a timestamp on the
+ * microsecond clock; both lengths then fit one byte. The same bytes as
+ * te_begin ... te_end; 0 when it is not that case. */
+static inline int instant_fast(struct pf *pf, uint64_t ts, uint64_t track,
+                               const struct pf_nent *e)
+{
+  static const uint8_t head[5] = {TP_SEQ_ID << 3 | PB_VARINT, PF_SEQ_TRACK,
+                                  TP_SEQ_FLAGS << 3 | PB_VARINT, SEQ_NEEDS_INCREMENTAL_STATE,
+                                  TP_TRACK_EVENT << 3 | PB_LEN};
+  struct pbuf *o = &pf->out;
+  uint64_t us = ts / 1000;
+  uint8_t *p, *pkt, *te;
+  if (ts != us * 1000 || us < pf->last_us[PF_SEQ_TRACK] || pf->in.n ||
+      o->n >= PF_OUT_FLUSH || o->n + PF_TE_ROOM > o->cap)
+    return 0;
+  p = o->p + o->n;
+  *p++ = TRACE_PACKET << 3 | PB_LEN;
+  pkt = p++;
+  *p++ = TP_TIMESTAMP << 3 | PB_VARINT;
+  p = pb_varint_at(p, us - pf->last_us[PF_SEQ_TRACK]);
+  pf->last_us[PF_SEQ_TRACK] = us;
+  memcpy(p, head, sizeof head);
+  p += sizeof head;
+  te = p++;
+  *p++ = TE_TYPE << 3 | PB_VARINT;
+  *p++ = TYPE_INSTANT;
+  *p++ = TE_TRACK << 3 | PB_VARINT;
+  p = pb_varint_at(p, track);
+  memcpy(p, e->hdr, sizeof e->hdr);
+  p += e->nhdr;
+  *te = (uint8_t)(p - te - 1); /* at most 24 */
+  *pkt = (uint8_t)(p - pkt - 1); /* at most 45 */
+  o->n = (size_t)(p - o->p);
+  return 1;
+}
+
 static void on_instant(void *bk, uint64_t ts, const struct tl_track *t,
                        const struct tw_rtos_change *ch, uint64_t flow_out,
                        const struct tl_track *flow_from, uint64_t flow_in)
 {
   struct pf *pf = bk;
   int on_task = t->kind == TL_TASK;
-  unsigned fold;
-  uint64_t iid;
+  const struct pf_nent *e;
   struct pbuf *o;
+  unsigned args;
   (void)flow_from; /* a Perfetto flow binds to the instant itself */
+  /* the name first: new interned data goes into pf->in, written with
+   * the packet */
+  e = event_name(pf, ch, on_task);
+  if (e && e->marker == ch->marker && !e->args && !(flow_out | flow_in) &&
+      !(ch->ev->flags & TW_EVENT_TIME_INFERRED) && ch->ev->desc->nfields <= 16 &&
+      instant_fast(pf, ts, t->uuid, e))
+    return;
   if (!(o = te_begin(pf, TYPE_INSTANT, t->uuid, ts)))
     return;
-  iid = event_name(pf, ch, on_task, &fold);
-  if (iid) {
-    pb_uint(o, TE_NAME_IID, iid);
-  } else { /* the name table is full: inline */
+  if (e && e->marker == ch->marker) {
+    memcpy(o->p + o->n, e->hdr, sizeof e->hdr); /* PF_TE_ROOM has it */
+    o->n += e->nhdr;
+    args = e->args;
+  } else {
     struct pf_nent key;
-    const char *k, *s;
-    size_t len;
-    name_key(pf, ch, on_task, &key);
-    k = name_constant(ch, &key);
-    if ((s = name_text(pf, ch, k, &key, &len)) != NULL)
-      put_str(pf, o, TE_NAME, s, len);
+    if (e) {
+      pb_uint(o, TE_NAME_IID, e->iid);
+      args = e->args;
+    } else { /* the name table is full: inline */
+      const char *k, *s;
+      size_t len;
+      name_key(ch, on_task, &key);
+      name_sources(pf, ch, &key);
+      k = name_constant(ch, &key);
+      if ((s = name_text(pf, ch, k, &key, &len)) != NULL)
+        put_str(pf, o, TE_NAME, s, len);
+      args = arg_fields(ch, key.fold, on_task);
+    }
+    if (ch->marker != TW_MARKER_NONE && ch->marker < TW_MARKER_COUNT)
+      pb_uint(o, TE_CATEGORY_IIDS, category(pf, ch->marker));
   }
-  if (ch->marker != TW_MARKER_NONE && ch->marker < TW_MARKER_COUNT)
-    pb_uint(o, TE_CATEGORY_IIDS, category(pf, ch->marker));
-  arguments(pf, ch, fold, on_task);
-  if (pb_room(o, 24) < 0)
-    return;
-  if (flow_out)
-    pb_fixed64(o, TE_FLOW_IDS, flow_out);
-  if (flow_in)
-    pb_fixed64(o, TE_TERM_FLOW_IDS, flow_in);
+  if (args || ch->ev->desc->nfields > 16 || (ch->ev->flags & TW_EVENT_TIME_INFERRED))
+    arguments(pf, ch, args);
+  if (flow_out | flow_in) {
+    if (pb_room(o, 24) < 0)
+      return;
+    if (flow_out)
+      pb_fixed64(o, TE_FLOW_IDS, flow_out);
+    if (flow_in)
+      pb_fixed64(o, TE_TERM_FLOW_IDS, flow_in);
+  }
   te_end(pf);
 }
 
@@ -755,6 +960,8 @@ static int pf_open(struct tw_export *x)
   if (!(pf->tl = tw__tl_open(x, &pf_ops, pf)))
     return x->err;
   pf->m = tw__tl_model(pf->tl);
+  if (!(pf->kplan = calloc((tw_nmeanings + tw_event_ndescs) * 2, sizeof *pf->kplan)))
+    return tw__pf_oom(pf);
   seq_start(pf, PF_SEQ_TRACK);
   seq_start(pf, PF_SEQ_STATE);
   return x->err;
@@ -795,6 +1002,7 @@ static void pf_free(struct tw_export *x)
   pb_free(&pf->in);
   pb_free(&pf->tmp);
   free(pf->names);
+  free(pf->kplan);
   free(pf->vocab_args);
   for (size_t i = 0; i < pf->capdnames; i++)
     free(pf->dnames[i].name);

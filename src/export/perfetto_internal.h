@@ -86,6 +86,7 @@ struct pf_cpu {
   struct pbuf ev;   /* FtraceEvents: blocked reasons, interrupts */
   uint64_t last_sw, last_wk;
   unsigned n, nsw, nwk, ncomm, irqflags;
+  unsigned left; /* events the arrays have room for (bundle_room) */
   uint32_t comm_key[PF_COMM_SLOTS]; /* task id + 1 (0: free; ~0: swapper) */
   uint16_t comm_idx[PF_COMM_SLOTS];
   struct pf_frame frames[TW_RTOS_MAX_NEST]; /* ended, waiting for the outermost */
@@ -115,6 +116,7 @@ struct pf_mark {
 
 struct pf_nent;
 struct pf_dent;
+struct pf_kplan;
 
 struct pf {
   struct tw_export *x;
@@ -135,6 +137,7 @@ struct pf {
   /* interning on the track-event sequence */
   struct pf_nent *names;
   size_t nnames, capnames;
+  struct pf_kplan *kplan;   /* name keys by meaning row or kind (perfetto.c) */
   struct pf_dent *dnames;
   size_t ndnames, capdnames;
   uint64_t next_iid[4];     /* by InternedData field: categories, names, debug names */

@@ -173,19 +173,35 @@ static void bundle_flush(struct pf *pf, uint32_t id)
   memset(c->comm_key, 0, sizeof c->comm_key);
 }
 
-/* Room in the CPU's bundle for one more event and its arrays. */
+/* Room in the arrays for PF_ROOM_EVENTS more events (an event adds at
+ * most one varint, ten bytes, to an array): checked once per that many
+ * events rather than per array and event. */
+#define PF_ROOM_EVENTS 64u
+static int bundle_room(struct pf *pf, struct pf_cpu *c)
+{
+  size_t left = PF_ROOM_EVENTS;
+  for (int i = 0; i < PF_NARR; i++) {
+    if (pb_room(&c->a[i], 16 * PF_ROOM_EVENTS) < 0)
+      return tw__pf_oom(pf);
+    if ((c->a[i].cap - c->a[i].n) / 16 < left)
+      left = (c->a[i].cap - c->a[i].n) / 16;
+  }
+  c->left = (unsigned)left;
+  return 0;
+}
+
+/* Room in the CPU's bundle for one more event and its arrays (the full
+ * events, c->ev, reserve their own). */
 static struct pf_cpu *bundle(struct pf *pf, uint32_t id)
 {
-  struct pf_cpu *c = cpu_of(pf, id);
+  struct pf_cpu *c = id < pf->ncpus ? &pf->cpus[id] : cpu_of(pf, id);
   if (!c)
     return NULL;
   if (c->n >= PF_BUNDLE_EVENTS || c->ncomm >= PF_COMM_SLOTS / 2)
     bundle_flush(pf, id);
-  for (int i = 0; i < PF_NARR; i++)
-    if (pb_room(&c->a[i], 16) < 0)
-      return tw__pf_oom(pf), NULL;
-  if (pb_room(&c->ev, 128) < 0)
-    return tw__pf_oom(pf), NULL;
+  if (!c->left && bundle_room(pf, c) < 0)
+    return NULL;
+  c->left--;
   c->n++;
   return c;
 }
@@ -271,11 +287,16 @@ static uint64_t wait_symbol(struct pf *pf, const struct tw_rtos_task *t)
   return pf->ksym_obj[slot];
 }
 
-static void blocked_reason(struct pf_cpu *c, uint64_t ts, int32_t tid, uint64_t iid)
+static void blocked_reason(struct pf *pf, struct pf_cpu *c, uint64_t ts, int32_t tid,
+                           uint64_t iid)
 {
   size_t e, br;
   if (!iid)
     return;
+  if (pb_room(&c->ev, 64) < 0) {
+    tw__pf_oom(pf);
+    return;
+  }
   e = pb_open(&c->ev, FB_EVENT);
   pb_uint(&c->ev, FE_TIMESTAMP, ts);
   br = pb_open(&c->ev, FE_BLOCKED_REASON);
@@ -338,24 +359,24 @@ static void mark(struct pf *pf, const struct tw_rtos_change *ch, uint8_t state, 
 static void mark_write(struct pf *pf, const struct pf_mark *mk)
 {
   const struct tw_rtos_task *t = tw_rtos_task_at(pf->m, mk->task);
-  struct pbuf *b = &pf->tmp;
+  int32_t tid = tid_of(pf, t);
+  struct pbuf *o;
   struct pf_cpu *c;
-  size_t at;
-  b->n = 0;
-  if (pb_room(b, 64) < 0) {
-    tw__pf_oom(pf);
+  size_t pkt, at;
+  if (!tw__pf_room(pf, 64))
     return;
-  }
-  tw__pf_timestamp(pf, b, PF_SEQ_STATE, mk->at);
-  pb_uint(b, TP_SEQ_ID, PF_SEQ_STATE);
-  pb_uint(b, TP_SEQ_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
-  at = pb_open(b, TP_TASK_STATE); /* no comm: a missing one renames nothing */
-  pb_uint(b, GK_TID, (uint32_t)tid_of(pf, t));
-  pb_uint(b, GK_STATE, mk->state); /* written even when 0 (unknown): it is the point */
-  pb_close(b, at);
-  tw__pf_packet(pf, b);
+  o = &pf->out; /* straight into the output, as a track event */
+  pkt = pb_open(o, TRACE_PACKET);
+  tw__pf_timestamp(pf, o, PF_SEQ_STATE, mk->at);
+  pb_uint(o, TP_SEQ_ID, PF_SEQ_STATE);
+  pb_uint(o, TP_SEQ_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
+  at = pb_open(o, TP_TASK_STATE); /* no comm: a missing one renames nothing */
+  pb_uint(o, GK_TID, (uint32_t)tid);
+  pb_uint(o, GK_STATE, mk->state); /* written even when 0 (unknown): it is the point */
+  pb_close(o, at);
+  pb_close(o, pkt);
   if (mk->ksym && (c = bundle(pf, mk->cpu)) != NULL)
-    blocked_reason(c, mk->at + 1, tid_of(pf, t), mk->ksym);
+    blocked_reason(pf, c, mk->at + 1, tid, mk->ksym);
 }
 
 void tw__pf_sched_time(struct pf *pf, uint64_t now)
@@ -457,7 +478,7 @@ static void sched_switch(void *bk, const struct tw_rtos_change *ch)
   touched(pf, prev, ts);
   touched(pf, next, ts);
   if (prev && prev->now.state == TW_RTOS_BLOCKED)
-    blocked_reason(c, ts, tid_of(pf, prev), wait_symbol(pf, prev));
+    blocked_reason(pf, c, ts, tid_of(pf, prev), wait_symbol(pf, prev));
 }
 
 static void waking(struct pf *pf, const struct tw_rtos_change *ch)

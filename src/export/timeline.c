@@ -70,6 +70,7 @@ struct tl_task {
   struct tl_track t;
   const char *src; /* the model's name it was made from */
   char num[16];    /* "task N" while it has none */
+  uint64_t notify_flow; /* a flow from the notification that released it, to end */
 };
 
 struct tl_flow {
@@ -91,9 +92,16 @@ struct timeline {
   size_t nobjs;
   struct tl_dirty *dirty;
   size_t ndirty, capdirty;
+  uint32_t *lost_sems;     /* semaphores a loss forgot, marked at its event (sem_loss) */
+  /* what the event being fed released (on_task), for its flows */
+  uint64_t released;       /* the key of the object a task stopped waiting on; 0: none */
+  const struct tw_rtos_task *notified; /* the task a notification made ready */
+  size_t notify_flows;     /* tasks with a notify_flow to end */
+  size_t nlost_sems, caplost_sems;
   struct tl_flow *flows;
   size_t nflows;
   uint64_t next_flow, last_ts, cur_ts;
+  uint64_t names;          /* NAME changes so far (tw__tl_names) */
   int have_ts;
   char *buf;               /* scratch for names and argument text */
   size_t cap;
@@ -130,6 +138,11 @@ int32_t tw__tl_pid(const struct timeline *tl, uint16_t endpoint)
 int32_t tw__tl_tid(const struct timeline *tl, const struct tw_rtos_task *t)
 {
   return tw__tl_pid(tl, t->endpoint) | (int32_t)t->number;
+}
+
+uint64_t tw__tl_names(const struct timeline *tl)
+{
+  return tl->names;
 }
 
 const struct tw_rtos *tw__tl_model(const struct timeline *tl)
@@ -488,9 +501,94 @@ static int not_running(const struct timeline *tl, const struct tw_rtos_task *t)
   return !(mc->running_known && mc->running == t);
 }
 
+/* ---- semaphore counts --------------------------------------------------------- */
+
+/* A semaphore's count can change only when an event acts on it, or at a
+ * loss; the timeline takes no OBJ changes (they cost the model its
+ * bookkeeping on every event) and marks a semaphore's counter where the
+ * model would have told an OBJ change: its act on the event's object, a
+ * task starting or ending a wait on it, a loss forgetting it. Marks come
+ * in the same order, so the counters are written in the same order. */
+static void sem_mark(struct timeline *tl, const struct tw_rtos_obj *o)
+{
+  struct tl_obj *so;
+  if (o && o->kind == TW_OBJ_SEM && (so = obj_slot(tl, o)))
+    mark(tl, &so->count, 1, o->id);
+}
+
+static int waits_on(const struct tw_rtos_phase *p)
+{
+  return p->state == TW_RTOS_BLOCKED &&
+         (p->wait == TW_RTOS_WAIT_OBJECT || p->wait == TW_RTOS_WAIT_CONDITION);
+}
+
+/* A phase change moves the waiter counts of the objects waited on (the
+ * model updates them after telling the change: a wait that ends on an
+ * object with no waiters known changes nothing). */
+static void sem_waits(struct timeline *tl, const struct tw_rtos_change *ch)
+{
+  const struct tw_rtos_task *t = ch->task;
+  const struct tw_rtos_obj *o;
+  if (ch->old.state == TW_RTOS_BLOCKED && waits_on(&ch->old) && ch->old.wait_kind == TW_OBJ_SEM &&
+      (o = tw_rtos_obj(tl->m, t->endpoint, TW_OBJ_SEM, ch->old.wait_obj)) && o->waiters)
+    sem_mark(tl, o);
+  if (waits_on(&t->now) && t->now.wait_kind == TW_OBJ_SEM)
+    sem_mark(tl, tw_rtos_obj(tl->m, t->endpoint, TW_OBJ_SEM, t->now.wait_obj));
+}
+
+/* A loss forgets every object of its endpoint with something known
+ * (docs/model.md, "Loss"): remembered now (the state is still the one
+ * before the gap), marked after the tasks' changes, at the event. */
+static void sem_loss(struct timeline *tl, const struct tw_rtos_change *ch)
+{
+  for (size_t i = 0; i < tw_rtos_nobjs(tl->m); i++) {
+    const struct tw_rtos_obj *o = tw_rtos_obj_at(tl->m, i);
+    if (o->endpoint != ch->core->endpoint || o->kind != TW_OBJ_SEM ||
+        (!o->holder_known && !o->held && !o->depth && !o->count && !o->count_exact))
+      continue;
+    if (tl->nlost_sems == tl->caplost_sems &&
+        grow(tl, &tl->lost_sems, &tl->caplost_sems, tl->nlost_sems, sizeof *tl->lost_sems) < 0)
+      return;
+    tl->lost_sems[tl->nlost_sems++] = (uint32_t)i;
+  }
+}
+
+/* The event's own act on a semaphore, after the losses applied before it. */
+static void sem_event(struct timeline *tl, const struct tw_rtos_change *ch)
+{
+  const struct tw_meaning *mn = ch->meaning;
+  for (size_t i = 0; i < tl->nlost_sems; i++)
+    sem_mark(tl, tw_rtos_obj_at(tl->m, tl->lost_sems[i]));
+  tl->nlost_sems = 0;
+  if (ch->obj && mn && mn->obj_act != TW_OACT_NONE && mn->act != TW_ACT_NAME &&
+      mn->act != TW_ACT_IRQ_ENTER && mn->act != TW_ACT_IRQ_EXIT && mn->act != TW_ACT_IRQ_NAME &&
+      mn->act != TW_ACT_LOSS && mn->act != TW_ACT_TRACE_STOP && mn->act != TW_ACT_TRACE_START)
+    sem_mark(tl, ch->obj);
+}
+
+static uint64_t flow_key(uint16_t endpoint, unsigned kind, uint32_t number)
+{
+  return (uint64_t)endpoint << 40 | (uint64_t)kind << 32 | number | 1ull << 63;
+}
+
+/* A task made ready: by a notification, or released from a wait on an
+ * object (the flow from the object's give ends at the event). */
+static void released(struct timeline *tl, const struct tw_rtos_change *ch)
+{
+  if (ch->task->now.state != TW_RTOS_READY || ch->old.state == TW_RTOS_READY ||
+      ch->old.state == TW_RTOS_RUNNING)
+    return;
+  if (ch->why == TW_ACT_NOTIFY)
+    tl->notified = ch->task;
+  else if (waits_on(&ch->old) && !tl->released)
+    tl->released = flow_key(ch->task->endpoint, ch->old.wait_kind, ch->old.wait_obj);
+}
+
 static void on_task(struct timeline *tl, struct tl_core *c, const struct tw_rtos_change *ch)
 {
   mark(tl, &c->ep->ready, 0, c->ep_index);
+  sem_waits(tl, ch);
+  released(tl, ch);
   if (tl->ops->sched && ch->task->now.state != TW_RTOS_RUNNING && not_running(tl, ch->task)) {
     task_track(tl, ch->task);
     tl->ops->sched->state(tl->b, ch);
@@ -512,13 +610,9 @@ static void on_irq(struct timeline *tl, struct tl_core *c, const struct tw_rtos_
   }
 }
 
-static void on_change(void *ctx, const struct tw_rtos_change *ch)
+static __attribute__((noinline)) void on_other(struct timeline *tl, struct tl_core *c,
+                                                const struct tw_rtos_change *ch)
 {
-  struct timeline *tl = ctx;
-  struct tl_core *c = ch->core ? core_of(tl, ch) : NULL;
-  struct tl_obj *so;
-  if (!c)
-    return;
   switch (ch->kind) {
   case TW_RTOS_CH_SWITCH:
     on_switch(tl, c, ch);
@@ -528,16 +622,14 @@ static void on_change(void *ctx, const struct tw_rtos_change *ch)
     on_irq(tl, c, ch);
     break;
   case TW_RTOS_CH_LOSS:
+    sem_loss(tl, ch);
     on_loss(tl, c, ch);
     break;
   case TW_RTOS_CH_TASK:
     on_task(tl, c, ch);
     break;
-  case TW_RTOS_CH_OBJ:
-    if (ch->obj->kind == TW_OBJ_SEM && (so = obj_slot(tl, ch->obj)))
-      mark(tl, &so->count, 1, ch->obj->id);
-    break;
   case TW_RTOS_CH_NAME:
+    tl->names++;
     if (ch->task && ch->task->id < tl->ntasks && tl->tasks[ch->task->id]) {
       tl->ops->track(tl->b, task_track(tl, ch->task)); /* renamed */
       if (tl->ops->sched)
@@ -545,14 +637,43 @@ static void on_change(void *ctx, const struct tw_rtos_change *ch)
     }
     owner_changed(tl, c, ch->core, ch->t); /* an idle task's time is not busy */
     break;
-  case TW_RTOS_CH_EVENT:
-    instant(tl, c, ch);
-    c->prev_t = ch->t;
-    break;
   default:
     break;
   }
 }
+
+/* Every event ends in an EVENT change: that path is kept short; the
+ * other kinds go through on_other. */
+static void on_change(void *ctx, const struct tw_rtos_change *ch)
+{
+  struct timeline *tl = ctx;
+  const struct tw_rtos_core *mc = ch->core;
+  struct tl_core *c;
+  if (!mc)
+    return;
+  c = mc->id < tl->ncores ? tl->cores[mc->id] : NULL;
+  if (__builtin_expect(!c, 0) && !(c = core_of(tl, ch)))
+    return;
+  if (ch->kind == TW_RTOS_CH_EVENT) {
+    if (__builtin_expect(ch->obj != NULL || tl->nlost_sems, 0))
+      sem_event(tl, ch);
+    instant(tl, c, ch);
+    c->prev_t = ch->t;
+    tl->released = 0;
+    tl->notified = NULL;
+    return;
+  }
+  on_other(tl, c, ch);
+}
+
+/* The kinds of change the timeline draws (not PRIO, IRQ_NAME, END: a
+ * frame's irq is read when it ends, the rest draws nothing; not OBJ:
+ * see sem_mark). */
+#define TL_KINDS                                                                               \
+  (TW_RTOS_CH_BIT(TW_RTOS_CH_LOSS) | TW_RTOS_CH_BIT(TW_RTOS_CH_SWITCH) |                        \
+   TW_RTOS_CH_BIT(TW_RTOS_CH_TASK) | TW_RTOS_CH_BIT(TW_RTOS_CH_IRQ_ENTER) |                     \
+   TW_RTOS_CH_BIT(TW_RTOS_CH_IRQ_EXIT) | TW_RTOS_CH_BIT(TW_RTOS_CH_NAME) |                      \
+   TW_RTOS_CH_BIT(TW_RTOS_CH_EVENT))
 
 /* ---- instants ---------------------------------------------------------------- */
 
@@ -569,7 +690,12 @@ static struct tl_flow *flow_slot(struct timeline *tl, uint64_t key, int insert)
 }
 
 /* A give with no task while a task waits on the object may release it:
- * it starts a flow; the object's next release of a task ends it. */
+ * it starts a flow; the object's next release of a task ends it (the
+ * release's event names the object, as a ToTask does, or the task it
+ * makes ready had waited on it, as FreeRTOS's TaskEvent Ready after a
+ * send, give, set bits or write). A notification that makes a task ready
+ * starts a flow that ends at the task's next instant (FreeRTOS records
+ * its TaskEvent Ready next). */
 static void flows(struct timeline *tl, const struct tw_rtos_change *ch, int can_start,
                   uint64_t *out, uint64_t *in)
 {
@@ -577,13 +703,30 @@ static void flows(struct timeline *tl, const struct tw_rtos_change *ch, int can_
   uint64_t key;
   struct tl_flow *fl;
   enum tw_obj_act a;
-  if (!mn || !ch->obj)
+  if (!mn)
     return;
+  if (mn->act == TW_ACT_NOTIFY) {
+    struct tl_task *k;
+    if (can_start && tl->notified && tl->notified->id < tl->ntasks &&
+        (k = tl->tasks[tl->notified->id]) != NULL) {
+      tl->notify_flows += !k->notify_flow;
+      k->notify_flow = *out = ++tl->next_flow;
+    }
+    return;
+  }
+  if (!ch->obj) {
+    if (mn->act == TW_ACT_READY && tl->released && (fl = flow_slot(tl, tl->released, 0)) &&
+        fl->id) {
+      *in = fl->id;
+      fl->id = 0;
+    }
+    return;
+  }
   a = mn->obj_act;
-  key = (uint64_t)ch->obj->endpoint << 40 | (uint64_t)ch->obj->kind << 32 | ch->obj->number |
-        1ull << 63;
+  key = flow_key(ch->obj->endpoint, ch->obj->kind, ch->obj->number);
   if (mn->task_field < 0 && (a == TW_OACT_GIVE || a == TW_OACT_GIVE_MANY ||
-                             a == TW_OACT_RELEASE_MANY || a == TW_OACT_RELEASE_ALL)) {
+                             a == TW_OACT_RELEASE_MANY || a == TW_OACT_RELEASE_ALL ||
+                             a == TW_OACT_SIGNAL)) {
     /* a give releases a task only when one waits: otherwise the flow
      * would have no end (and cost a flow id for nothing) */
     if (!can_start || !ch->obj->waiters)
@@ -722,7 +865,10 @@ static void instant(struct timeline *tl, struct tl_core *c, const struct tw_rtos
   const struct tw_meaning *mn = ch->meaning;
   const struct tl_track *where, *from;
   uint64_t flow_out = 0, flow_in = 0;
-  load_advance(tl, c, ch->t);
+  /* the load is worked out at owner changes and window ends: advancing
+   * it at every event adds the same busy time in more steps */
+  if (ch->t >= c->win_start + tl->x->cfg.load_window_ns)
+    load_advance(tl, c, ch->t);
   if (drawn_as_slices(mn)) {
     if (ch->ev->flags & TW_EVENT_TIME_INFERRED) {
       /* a slice has no arguments to carry the mark: an instant says it */
@@ -732,7 +878,10 @@ static void instant(struct timeline *tl, struct tl_core *c, const struct tw_rtos
     }
     return;
   }
-  if (ch->task && mn && mn->act != TW_ACT_NAME)
+  /* a notification is drawn where it was given (the running task's
+   * core, or the interrupt's), naming the task it notifies: its flow
+   * goes to that task */
+  if (ch->task && mn && mn->act != TW_ACT_NAME && mn->act != TW_ACT_NOTIFY)
     where = task_track(tl, ch->task);
   else
     where = mn && mn->act == TW_ACT_IRQ_NAME && !tl->ops->sched ? &c->t_irq : &c->t_core;
@@ -743,7 +892,18 @@ static void instant(struct timeline *tl, struct tl_core *c, const struct tw_rtos
     from = where;
   else
     from = c->irqs_open > 0 ? &c->t_irq : c->run ? &c->t_core : NULL;
-  flows(tl, ch, from != NULL, &flow_out, &flow_in);
+  if (__builtin_expect(tl->released || tl->notified, 0) || (mn && ch->obj) ||
+      (mn && mn->act == TW_ACT_NOTIFY))
+    flows(tl, ch, from != NULL, &flow_out, &flow_in);
+  if (__builtin_expect(tl->notify_flows != 0, 0) && where->kind == TL_TASK && !flow_in &&
+      ch->task && ch->task->id < tl->ntasks) {
+    struct tl_task *k = tl->tasks[ch->task->id]; /* made by task_track above */
+    if (k && k->notify_flow) {
+      flow_in = k->notify_flow;
+      k->notify_flow = 0;
+      tl->notify_flows--;
+    }
+  }
   tl->ops->instant(tl->b, ch->t, where, ch, flow_out, from, flow_in);
 }
 
@@ -754,7 +914,7 @@ struct timeline *tw__tl_open(struct tw_export *x, const struct tl_ops *ops, void
   struct timeline *tl = calloc(1, sizeof *tl);
   if (!tl || !(tl->flows = calloc(TL_FLOWS, sizeof *tl->flows)) ||
       !(tl->fnames = tw__fields_new(tw__rw_utf8, arg_reserved)) || tw_rtos_create(&tl->m) < 0 ||
-      tw_rtos_observe(tl->m, on_change, tl) < 0) {
+      tw_rtos_observe_kinds(tl->m, on_change, tl, TL_KINDS) < 0) {
     if (tl) {
       tw_rtos_destroy(tl->m);
       free(tl->flows);
@@ -772,7 +932,7 @@ struct timeline *tw__tl_open(struct tw_export *x, const struct tl_ops *ops, void
 
 void tw__tl_event(struct timeline *tl, const struct tw_event *ev)
 {
-  if (tl->have_ts && ev->time_ns > tl->cur_ts)
+  if (tl->ndirty && tl->have_ts && ev->time_ns > tl->cur_ts)
     flush_counters(tl);
   if (!tl->have_ts || ev->time_ns > tl->cur_ts)
     tl->cur_ts = ev->time_ns;
@@ -827,6 +987,7 @@ void tw__tl_close(struct timeline *tl)
     free(tl->tasks[i]);
   free(tl->tasks);
   free(tl->dirty);
+  free(tl->lost_sems);
   free(tl->flows);
   free(tl->buf);
   tw__fields_free(tl->fnames);

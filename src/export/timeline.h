@@ -111,6 +111,9 @@ const char *tw__tl_describe(struct timeline *tl, const struct tw_rtos_change *ch
 const char *const *tw__tl_field_names(struct timeline *tl, const struct tw_event_desc *d);
 /* The model the timeline feeds (names, tasks, objects). */
 const struct tw_rtos *tw__tl_model(const struct timeline *tl);
+/* How many times the model's names changed so far: a backend caching
+ * text made from names checks it instead of looking the names up. */
+uint64_t tw__tl_names(const struct timeline *tl);
 /* Process id of an endpoint, thread id of a task (docs/exporters.md). */
 int32_t tw__tl_pid(const struct timeline *tl, uint16_t endpoint);
 int32_t tw__tl_tid(const struct timeline *tl, const struct tw_rtos_task *t);

@@ -177,6 +177,34 @@ int tw_rtt_host_attach(struct tw_rtt_host *h, const struct tw_rtt_mem *mem, uint
   return 0;
 }
 
+/* Copy n bytes of channel c's buffer from offset at, around its end,
+ * into out (the host reads: up) or from in (the host writes: down), then
+ * store the new offset at the descriptor's offset_field: the read offset
+ * after a read, the write offset after a write. Only the side that owns
+ * that offset moves it, which is what makes the target's concurrent use
+ * safe (docs/rtt.md). */
+static int ring_copy(struct tw_rtt_host *h, const struct tw_rtt_chan_info *c, uint32_t at,
+                     uint32_t n, uint8_t *out, const uint8_t *in, uint32_t offset_field)
+{
+  int rc;
+  for (uint32_t left = n; left;) {
+    uint32_t k = c->size - at < left ? c->size - at : left;
+    rc = out ? h->mem.read(h->mem.ctx, c->buf + at, out, k)
+             : h->mem.write(h->mem.ctx, c->buf + at, in, k);
+    if (rc < 0)
+      return rc;
+    out = out ? out + k : NULL;
+    in = in ? in + k : NULL;
+    left -= k;
+    at = at + k == c->size ? 0 : at + k;
+  }
+  if (!n)
+    return 0;
+  uint8_t v[4];
+  tw_store_le32(v, at);
+  return h->mem.write(h->mem.ctx, c->desc + offset_field, v, 4);
+}
+
 int tw_rtt_host_read(struct tw_rtt_host *h, void *buf, size_t cap)
 {
   uint8_t d[TW_RTT_CHAN_BYTES];
@@ -190,22 +218,9 @@ int tw_rtt_host_read(struct tw_rtt_host *h, void *buf, size_t cap)
   uint32_t avail = wr >= rd ? wr - rd : h->up.size - rd + wr;
   if (avail > cap)
     avail = (uint32_t)cap;
-  uint8_t *out = buf;
-  for (uint32_t left = avail; left;) {
-    uint32_t n = h->up.size - rd < left ? h->up.size - rd : left;
-    if ((rc = h->mem.read(h->mem.ctx, h->up.buf + rd, out, n)) < 0)
-      return rc;
-    out += n;
-    left -= n;
-    rd = rd + n == h->up.size ? 0 : rd + n;
-  }
-  if (avail) {
-    uint8_t v[4];
-    tw_store_le32(v, rd);
-    if ((rc = h->mem.write(h->mem.ctx, h->up.desc + 16, v, 4)) < 0)
-      return rc;
-    h->up_bytes += avail;
-  }
+  if ((rc = ring_copy(h, &h->up, rd, avail, buf, NULL, 16)) < 0)
+    return rc;
+  h->up_bytes += avail;
   return (int)avail;
 }
 
@@ -226,21 +241,8 @@ int tw_rtt_host_write(struct tw_rtt_host *h, const void *buf, size_t n)
   uint32_t room = rd > wr ? rd - wr - 1u : h->down.size - 1u - (wr - rd);
   if (room > n)
     room = (uint32_t)n;
-  const uint8_t *in = buf;
-  for (uint32_t left = room; left;) {
-    uint32_t k = h->down.size - wr < left ? h->down.size - wr : left;
-    if ((rc = h->mem.write(h->mem.ctx, h->down.buf + wr, in, k)) < 0)
-      return rc;
-    in += k;
-    left -= k;
-    wr = wr + k == h->down.size ? 0 : wr + k;
-  }
-  if (room) {
-    uint8_t v[4];
-    tw_store_le32(v, wr);
-    if ((rc = h->mem.write(h->mem.ctx, h->down.desc + 12, v, 4)) < 0)
-      return rc;
-    h->down_bytes += room;
-  }
+  if ((rc = ring_copy(h, &h->down, wr, room, NULL, buf, 12)) < 0)
+    return rc;
+  h->down_bytes += room;
   return (int)room;
 }

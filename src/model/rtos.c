@@ -201,8 +201,17 @@ static inline struct rcore *core_of(struct tw_rtos *m, const struct tw_event *ev
 
 /* ---- meanings --------------------------------------------------------------------- */
 
+static const struct tw_meaning *meaning_scan(const struct tw_meaning *r, uint16_t id, uint32_t v)
+{
+  for (; r < tw_meanings + tw_nmeanings && r->id == id; r++)
+    if (r->any || r->value == v)
+      return r;
+  return NULL;
+}
+
 static int index_meanings(struct tw_rtos *m)
 {
+  size_t nslots = 0;
   if (!(m->row_marker = malloc(tw_nmeanings + 1)))
     return TW_ENOMEM;
   for (size_t i = tw_nmeanings; i-- > 0;) { /* backwards: the first row of an id wins */
@@ -213,26 +222,39 @@ static int index_meanings(struct tw_rtos *m)
     m->row_marker[i] = (uint8_t)(!d ? TW_MARKER_NONE : r->any ? d->default_marker
                                                      : tw_event_marker(d, r->value));
   }
+  /* the row of each small marker value, as the scan finds it */
+  for (size_t id = 0; id < ID_TABLE; id++)
+    if (m->by_id[id])
+      nslots++;
+  if (!(m->by_val = calloc((size_t)nslots + 1, sizeof *m->by_val)))
+    return TW_ENOMEM;
+  nslots = 0;
+  for (size_t id = 0; id < ID_TABLE; id++) {
+    if (!m->by_id[id])
+      continue;
+    m->val_slot[id] = (uint16_t)++nslots;
+    for (uint32_t v = 0; v < VAL_TABLE; v++)
+      m->by_val[nslots][v] = meaning_scan(m->by_id[id], (uint16_t)id, v);
+  }
   return 0;
 }
 
 static inline const struct tw_meaning *meaning_of(const struct tw_rtos *m,
                                                   const struct tw_event *ev)
 {
-  const struct tw_meaning *r;
   uint32_t v;
+  uint16_t slot;
   int mf;
   if (ev->id >= ID_TABLE)
     return NULL; /* no vocabulary event lives there */
-  if (!(r = m->by_id[ev->id]) || !ev->desc || ev->desc->id != ev->id ||
+  if (!(slot = m->val_slot[ev->id]) || !ev->desc || ev->desc->id != ev->id ||
       ev->module == TW_MOD_CUSTOM)
     return NULL; /* a custom event that reuses an id means nothing */
   mf = ev->desc->marker_field;
   v = mf >= 0 && mf < ev->nvalues ? ev->values[mf] : 0;
-  for (; r < tw_meanings + tw_nmeanings && r->id == ev->id; r++)
-    if (r->any || r->value == v)
-      return r;
-  return NULL;
+  if (v < VAL_TABLE)
+    return m->by_val[slot][v];
+  return meaning_scan(m->by_id[ev->id], ev->id, v);
 }
 
 /* ---- feeding ------------------------------------------------------------------------ */
@@ -351,6 +373,8 @@ int tw_rtos_create(struct tw_rtos **out)
   if (!m)
     return TW_ENOMEM;
   if (index_meanings(m) < 0) {
+    free(m->row_marker);
+    free(m->by_val);
     free(m);
     return TW_ENOMEM;
   }
@@ -379,6 +403,7 @@ void tw_rtos_destroy(struct tw_rtos *m)
   free(m->objs);
   tw__rtos_names_free(m);
   free(m->row_marker);
+  free(m->by_val);
   free(m);
 }
 

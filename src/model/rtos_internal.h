@@ -12,6 +12,7 @@
 #define PAGE_SIZE (1u << PAGE_BITS)
 #define MAX_NUMBER (1u << 20)
 #define ID_TABLE 0x400u /* event ids below this find their meaning by index */
+#define VAL_TABLE 16u   /* and marker values below this their row too */
 
 struct rtask {
   struct tw_rtos_task pub; /* first: the public pointer is the struct's */
@@ -69,6 +70,8 @@ struct tw_rtos {
   uint32_t want;           /* the kinds some observer wants */
   uint8_t all_want_all;    /* every observer wants every kind: no test per change */
   const struct tw_meaning *by_id[ID_TABLE]; /* first row of each id, NULL none */
+  uint16_t val_slot[ID_TABLE];   /* ids with rows: their index into by_val (0: none) */
+  const struct tw_meaning *(*by_val)[VAL_TABLE]; /* [slot][value]: the row meaning_of finds */
   uint8_t *row_marker;     /* by meaning row: the marker of its constant (or the default) */
   struct rcore **by_stream;
   size_t nby_stream;
