@@ -135,6 +135,21 @@ static size_t f32_text(char *buf, size_t cap, float v)
   return (size_t)n;
 }
 
+size_t tw_text_escape(char *buf, size_t cap, const char *s, size_t n)
+{
+  size_t need = 0;
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    need += c == '"' || c == '\\' ? 2 : c < 0x20 || c >= 0x7F ? 4 : 1;
+  }
+  if (cap) {
+    struct buf b = { buf, buf + cap - 1, 0 };
+    put_esc(&b, s, n);
+    *b.p = 0;
+  }
+  return need;
+}
+
 size_t tw_field_value_text(char *buf, size_t cap, enum tw_field_type type, uint8_t bits,
                            uint32_t raw)
 {

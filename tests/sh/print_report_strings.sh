@@ -8,7 +8,7 @@
 #  - print: every line is printable ASCII (a name cannot split or corrupt
 #    a line), and each task/mutex name, custom kind name and field name is
 #    there whole, escaped as docs/cli.md says (the rule re-implemented
-#    below);
+#    below); info and stats, which list names too, escape them the same way;
 #  - report: the file is valid UTF-8; every <script> data block ends at
 #    its own `</script>` (no injected one, no `<!--`) and parses as JSON
 #    (base64 for the binary ones); the lanes carry each name whole, as
@@ -34,6 +34,8 @@ fi
 
 "$tgt" "$tmp/t.bin" "$tmp/manifest"
 "$tw" print "$tmp/t.bin" > "$tmp/print.txt" || fail "tracewire print: exit $?"
+"$tw" info "$tmp/t.bin" > "$tmp/info.txt" || fail "tracewire info: exit $?"
+"$tw" stats "$tmp/t.bin" > "$tmp/stats.txt" || fail "tracewire stats: exit $?"
 "$tw" report "$tmp/t.bin" -o "$tmp/r.html" 2> "$tmp/report.err" ||
   { cat "$tmp/report.err" >&2; fail "tracewire report"; }
 
@@ -73,6 +75,20 @@ for kid, (name, *fields) in kinds.items():
     got = re.sub(r' = [-0-9.a-z]+', ' = ', text)
     if want not in got:
         fail('print: custom kind %d not printed as %r' % (kid, want))
+
+# ---- info and stats: the names they list, escaped the same way -----------------
+for cmd in ('info', 'stats'):
+    out = open('%s/%s.txt' % (tmp, cmd), 'rb').read()
+    for i, l in enumerate(out.split(b'\n')):
+        if any(c < 0x20 or c >= 0x7F for c in l):
+            fail('%s: line %d is not printable ASCII: %r' % (cmd, i + 1, l[:120]))
+    for kind, n, name in objs:
+        if kind == 'task' and ('task %d "%s"' % (n, esc(name))) not in out.decode():
+            fail('%s: task %d not listed as "%s"' % (cmd, n, esc(name)))
+info = open(tmp + '/info.txt').read()
+for kid, (name, *fields) in kinds.items():
+    if ('id %d %s' % (kid, esc(name))) not in info:
+        fail('info: custom kind %d not listed as %s' % (kid, esc(name)))
 
 # ---- report ------------------------------------------------------------------------
 doc = open(tmp + '/r.html', 'rb').read()
