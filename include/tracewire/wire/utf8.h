@@ -12,6 +12,10 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* One step of UTF-8 decoding at s[0..n), n > 0: the length of the valid
  * sequence there (1..4), or minus the length of the maximal ill-formed
  * subpart there (-1..-3). Overlong forms, surrogates (ED A0..BF) and code
@@ -19,5 +23,9 @@
 int tw__utf8_step(const unsigned char *s, size_t n);
 /* Length of the longest valid UTF-8 prefix of s[0..n). */
 size_t tw__utf8_valid_len(const char *s, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
