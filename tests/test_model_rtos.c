@@ -101,6 +101,35 @@ static const struct tw_rtos_core *core0(struct rig *r)
   return c;
 }
 
+/* A priority known from before a loss is stale: the lost events may have
+ * changed it (FreeRTOS's vTaskPrioritySet raising the collector to the
+ * supervisor's priority in the ring overflow it then drains: the two
+ * share the CPU by time slicing, and a switch between them is a
+ * preemption, not a wait). "Blocked, reason unseen" needs both
+ * priorities known since the last loss, else the task switched out is
+ * unknown; a Name (or a priority event) makes a priority known again. */
+static void test_switch_after_loss_prio_stale(void **state)
+{
+  (void)state;
+  struct rig *r = rig_new();
+  name_task(r, 1, 9, "supervisor");
+  name_task(r, 2, 2, "collector");
+  feed(r, 10, TW_EV_TASK_SWITCH, 1, 0, 0);
+  feed(r, 20, TW_EV_DROPS, 100, 0, 0);
+  feed(r, 30, TW_EV_TASK_SWITCH, 1, 0, 0);
+  feed(r, 40, TW_EV_TASK_SWITCH, 2, 0, 0); /* lower by stale priorities */
+  assert_int_equal(task(r, 1)->now.state, TW_RTOS_UNKNOWN); /* preempted or stopped */
+  assert_int_equal(task(r, 1)->now.wait, TW_RTOS_WAIT_NONE);
+  /* both priorities said again: the inference holds again */
+  name_task(r, 1, 9, "supervisor");
+  name_task(r, 2, 2, "collector");
+  feed(r, 50, TW_EV_TASK_SWITCH, 1, 0, 0);
+  feed(r, 60, TW_EV_TASK_SWITCH, 2, 0, 0);
+  assert_int_equal(task(r, 1)->now.state, TW_RTOS_BLOCKED);
+  assert_int_equal(task(r, 1)->now.wait, TW_RTOS_WAIT_UNSEEN);
+  rig_free(r);
+}
+
 static size_t count_kind(const struct rig *r, enum tw_rtos_ch k)
 {
   size_t n = 0;
@@ -817,6 +846,7 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_switch_states),
+    cmocka_unit_test(test_switch_after_loss_prio_stale),
     cmocka_unit_test(test_change_order),
     cmocka_unit_test(test_block_and_release),
     cmocka_unit_test(test_mutex),

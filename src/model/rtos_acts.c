@@ -179,6 +179,7 @@ static void set_prio(struct tw_rtos *m, struct rcore *c, struct rtask *t, enum t
                      int v, uint64_t now)
 {
   int base = t->pub.base_prio, prio = t->pub.prio;
+  t->prio_epoch = c->ep->epoch;
   switch (why) {
   case TW_ACT_PRIO_INHERIT:
   case TW_ACT_PRIO_DISINHERIT:
@@ -255,10 +256,14 @@ static void act_run(struct tw_rtos *m, struct rcore *c, struct rtask *t, uint64_
   take_from_other_core(m, c, t);
   if (prev && prev->pub.now.state == TW_RTOS_RUNNING) {
     /* A priority scheduler switches to a lower priority only when the old
-     * task stopped wanting the CPU (a delay or suspension not traced). */
+     * task stopped wanting the CPU (a delay or suspension not traced).
+     * Priorities said before a loss may have changed in it (a raise lost):
+     * then it may as well have been preempted, so its state is unknown. */
     int lower = prev->pub.prio >= 0 && t->pub.prio >= 0 && t->pub.prio < prev->pub.prio;
-    struct phase_to to = {.state = lower ? TW_RTOS_BLOCKED : TW_RTOS_READY,
-                          .wait = lower ? TW_RTOS_WAIT_UNSEEN : TW_RTOS_WAIT_NONE};
+    int sure = prev->prio_epoch == c->ep->epoch && t->prio_epoch == c->ep->epoch;
+    struct phase_to to = {
+        .state = !lower ? TW_RTOS_READY : sure ? TW_RTOS_BLOCKED : TW_RTOS_UNKNOWN,
+        .wait = lower && sure ? TW_RTOS_WAIT_UNSEEN : TW_RTOS_WAIT_NONE};
     set_phase(m, c, prev, to, TW_ACT_RUN, now);
   }
   to_state(m, c, t, TW_RTOS_RUNNING, TW_ACT_RUN, now);

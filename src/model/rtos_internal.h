@@ -18,6 +18,8 @@ struct rtask {
   struct tw_rtos_task pub; /* first: the public pointer is the struct's */
   uint8_t used;
   uint8_t inherited;       /* prio raised above base by inheritance */
+  uint64_t prio_epoch;     /* the endpoint's loss count when prio was last
+                              said: older, a lost event may have changed it */
 };
 
 struct robj {
