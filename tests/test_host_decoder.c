@@ -268,10 +268,11 @@ static int pb_sink(void *ctx, const uint32_t *words, size_t n)
 
 static void name_snapshot(struct pb *b, uint32_t snap_id, unsigned number, const char *name, int lose)
 {
-  uint8_t data[128];
+  uint8_t data[1100];
   uint32_t w = TW_OBJ_TASK | 3u << 8 | (uint32_t)number << 16;
   memcpy(data, &w, 4);
   size_t n = strlen(name) + 1;
+  assert_true(4 + n <= sizeof data);
   memcpy(data + 4, name, n);
   struct pbsink s = { b, lose, 0 };
   uint32_t seq;
@@ -306,6 +307,136 @@ static void snapshots_reassembled_and_gaps_reported(void **state)
   assert_non_null(strstr(t.buf, "Name: { kind = task, prio = 3, number = 2, name = \"a_rather_long_task_name\" }"));
   /* the record lost inside snapshot 2 is also an event-sequence gap */
   assert_int_equal(tw_decoder_stream(d, 0)->unexplained, 1);
+  tw_decoder_close(d);
+  free(t.buf);
+}
+
+/* Names are kept whole, however long the target's TW_CFG_NAME_MAX lets
+ * them be (they were cut at 63 bytes), through print's text and through a
+ * checkpoint (the .twt index) too. */
+static void long_names_kept_whole(void **state)
+{
+  (void)state;
+  static struct pb b;
+  static const size_t lens[] = {63, 64, 300, 1000};
+  static char names[4][1001];
+  memset(&b, 0, sizeof b);
+  pb_begin(&b);
+  pb_sync(&b, 1, 1000000);
+  for (unsigned i = 0; i < 4; i++) {
+    for (size_t k = 0; k < lens[i]; k++)
+      names[i][k] = (char)('a' + (k + i) % 26);
+    names[i][lens[i]] = 0;
+    name_snapshot(&b, i + 1, i + 2, names[i], -1);
+  }
+  uint32_t w = 4;
+  pb_event(&b, 10, 4, TW_MOD_RTOS, &w, 1);
+  pb_end(&b, 1, 0);
+  struct text t;
+  struct tw_decoder *d = decode_mem(b.buf, b.len, &t);
+  for (unsigned i = 0; i < 4; i++)
+    assert_string_equal(tw_decoder_name(d, 1, TW_OBJ_TASK, i + 2), names[i]);
+  char want[1100];
+  snprintf(want, sizeof want, "TaskSwitch: { task = 4 \"%s\" }", names[2]);
+  assert_non_null(strstr(t.buf, want));
+  int need = tw_decoder_save(d, NULL, 0);
+  assert_true(need > 1400);
+  uint8_t *blob = malloc((size_t)need);
+  assert_int_equal(tw_decoder_save(d, blob, (size_t)need), need);
+  struct tw_decoder *e;
+  assert_int_equal(tw_decoder_open(&e, &(struct tw_decoder_cfg){0}), 0);
+  assert_int_equal(tw_decoder_restore(e, blob, (size_t)need), 0);
+  for (unsigned i = 0; i < 4; i++)
+    assert_string_equal(tw_decoder_name(e, 1, TW_OBJ_TASK, i + 2), names[i]);
+  tw_decoder_close(e);
+  free(blob);
+  tw_decoder_close(d);
+  free(t.buf);
+  /* a version 1 checkpoint (a .twt indexed before: u8 name lengths) still
+   * restores: no streams, one name, no customs */
+  static const uint8_t v1[] = {
+    'T', 'W', 'D', 'S', 1, 0, 0, 0, 0, 0, 0, 0, 0, /* magic, version, freq, no_freq */
+    0, 0, 0, 0, 1, 0, 0, 0,                        /* nstreams, nnames */
+    9, 0, 0, 0, TW_OBJ_TASK, 1, 0, 0x80, 3, 'a', 'b', 'c', /* key (ep 1, task 9), name */
+    0, 0, 0, 0};                                   /* ncustom */
+  assert_int_equal(tw_decoder_open(&e, &(struct tw_decoder_cfg){0}), 0);
+  assert_int_equal(tw_decoder_restore(e, v1, sizeof v1), 0);
+  assert_string_equal(tw_decoder_name(e, 1, TW_OBJ_TASK, 9), "abc");
+  tw_decoder_close(e);
+}
+
+/* A CUSTOM_DECL snapshot of kind id (timed) with the declaration text. */
+static void decl_snapshot(struct pb *b, uint32_t snap_id, uint16_t id, unsigned nfields,
+                          const char *decl)
+{
+  uint8_t data[256];
+  uint32_t w = (uint32_t)id | 1u << TW_EV_CUSTOM_DECL_TIMED_SHIFT |
+               (uint32_t)nfields << TW_EV_CUSTOM_DECL_NFIELDS_SHIFT;
+  size_t n = strlen(decl) + 1;
+  assert_true(4 + n <= sizeof data);
+  memcpy(data, &w, 4);
+  memcpy(data + 4, decl, n);
+  struct pbsink s = { b, -1, 0 };
+  uint32_t seq;
+  assert_int_equal(tw_snapshot_encode(pb_sink, &s, b->ev_seq, &seq, 1, 5, TW_EV_CUSTOM_DECL,
+                                      TW_MOD_CONTROL, 0, 0, snap_id, 0x1000, 0, data, 4 + n, 48), 0);
+  b->ev_seq = (uint16_t)seq;
+}
+
+/* A kind declared again with other fields gets a descriptor of its own;
+ * the earlier one is left as it was (events in the merge window point at
+ * it: print crashed on one) and comes back when its declaration does. A
+ * checkpoint keeps which one is current. */
+static void redeclared_custom_kind_keeps_each_descriptor(void **state)
+{
+  (void)state;
+  static struct pb b;
+  static const char *const decls[] = {"R a:U8 b:U16", "R x:U32 y:U32 z:U32", "R a:U8 b:U16"};
+  static const uint32_t w[][3] = {{1, 2}, {3, 4, 5}, {6, 7}}, nf[] = {2, 3, 2};
+  memset(&b, 0, sizeof b);
+  pb_begin(&b);
+  pb_sync(&b, 1, 1000000);
+  for (unsigned i = 0; i < 3; i++) {
+    decl_snapshot(&b, i + 1, 45, nf[i], decls[i]);
+    pb_event(&b, 10 + i, 45, TW_MOD_CUSTOM, w[i], nf[i]);
+  }
+  pb_end(&b, 1, 0);
+  size_t first = b.len;
+  pb_begin(&b);
+  pb_event(&b, 20, 45, TW_MOD_CUSTOM, (const uint32_t[]){8, 9}, 2);
+  pb_end(&b, 1, 0);
+  struct text t;
+  struct tw_decoder *d = decode_mem(b.buf, first, &t);
+  const char *p = strstr(t.buf, "R: { a = 1, b = 2 }");
+  assert_non_null(p);
+  assert_non_null(p = strstr(p, "R: { x = 3, y = 4, z = 5 }"));
+  assert_non_null(strstr(p, "R: { a = 6, b = 7 }"));
+  uint16_t ep;
+  const struct tw_event_desc *a = tw_decoder_custom_at(d, 0, &ep), *x = tw_decoder_custom_at(d, 1, &ep);
+  assert_non_null(a);
+  assert_non_null(x);
+  assert_int_equal(a->nfields, 2);
+  assert_int_equal(x->nfields, 3);
+  assert_null(tw_decoder_custom_at(d, 2, &ep)); /* the third is the first again */
+  int need = tw_decoder_save(d, NULL, 0);
+  uint8_t *blob = malloc((size_t)need);
+  assert_int_equal(tw_decoder_save(d, blob, (size_t)need), need);
+  struct tw_decoder *e;
+  struct text u;
+  memset(&u, 0, sizeof u);
+  assert_int_equal(tw_decoder_open(&e, &(struct tw_decoder_cfg){0}), 0);
+  assert_int_equal(tw_decoder_restore(e, blob, (size_t)need), 0);
+  u.d = e;
+  tw_decoder_on_event(e, text_event, &u);
+  tw_decoder_on_diag(e, text_diag, &u);
+  struct tw_pkt pkt;
+  assert_true(tw_pkt_parse(b.buf + first, b.len - first, b.len - first, &pkt) > 0);
+  tw_decoder_packet(e, &pkt, first, 1);
+  assert_non_null(u.buf);
+  assert_non_null(strstr(u.buf, "R: { a = 8, b = 9 }")); /* under the current declaration */
+  tw_decoder_close(e);
+  free(u.buf);
+  free(blob);
   tw_decoder_close(d);
   free(t.buf);
 }
@@ -705,7 +836,9 @@ int main(void)
     cmocka_unit_test(ticks_to_ns_exact_and_backwards_reported),
     cmocka_unit_test(timestamp_32_bit_extended_across_wrap),
     cmocka_unit_test(snapshots_reassembled_and_gaps_reported),
+    cmocka_unit_test(long_names_kept_whole),
     cmocka_unit_test(custom_events_from_declarations),
+    cmocka_unit_test(redeclared_custom_kind_keeps_each_descriptor),
     cmocka_unit_test(synth_preamble_at_any_packet_size),
     cmocka_unit_test(big_endian_payload_decodes_the_same),
     cmocka_unit_test(streams_merged_into_time_order),

@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include "cli.h"
 #include "tracewire/io/file.h"
+#include "tracewire/wire/format.h"
 #include "tracewire/wire/merge.h"
 
 static void (*sink)(void *ctx, const char *line);
@@ -233,4 +234,23 @@ void cli_progress_input(struct cli_progress *p, struct tw_input *t, const char *
     t->on_progress = cli_progress;
     t->progress_ctx = p;
   }
+}
+
+size_t cli_put_name(FILE *f, const char *s)
+{
+  char small[256], *big;
+  size_t n = strlen(s), need = tw_text_escape(small, sizeof small, s, n);
+  if (need < sizeof small) {
+    fputs(small, f);
+    return need;
+  }
+  if (!(big = malloc(need + 1))) {
+    cli_err("out of memory for a %zu-byte name", n);
+    fputs("?", f);
+    return 1;
+  }
+  tw_text_escape(big, need + 1, s, n);
+  fputs(big, f);
+  free(big);
+  return need;
 }

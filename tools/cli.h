@@ -32,6 +32,10 @@ int cli_stdout_not_input(const char *cmd, const char *path);
  * to standard output did not get there (/dev/full, a closed pipe). */
 int cli_stdout_status(const char *cmd, int rc);
 
+/* A name the target sent, as print escapes it (tw_text_escape(): no byte
+ * of it can end the line or reach the terminal as a control). */
+size_t cli_put_name(FILE *f, const char *s); /* returns the bytes written */
+
 void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A line on stderr as it is (no "tracewire: " before it). */
 void cli_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -121,17 +121,23 @@ int tw_cli_info(int argc, char **argv)
     enum tw_obj_kind kind;
     uint32_t number;
     const char *name;
-    for (size_t i = 0; tw_decoder_name_at(dec, i, &ep, &kind, &number, &name); i++)
-      printf("name %04x %s %u \"%s\"\n", ep, tw_obj_kind_name(kind), number, name);
+    for (size_t i = 0; tw_decoder_name_at(dec, i, &ep, &kind, &number, &name); i++) {
+      printf("name %04x %s %u \"", ep, tw_obj_kind_name(kind), number);
+      cli_put_name(stdout, name);
+      printf("\"\n");
+    }
     const struct tw_event_desc *d;
     for (size_t i = 0; (d = tw_decoder_custom_at(dec, i, &ep)); i++) {
-      printf("custom %04x id %u %s%s:", ep, d->id, d->name, d->flags & TW_EVF_TIMED ? " (timed)" : "");
+      printf("custom %04x id %u ", ep, d->id);
+      cli_put_name(stdout, d->name);
+      printf("%s:", d->flags & TW_EVF_TIMED ? " (timed)" : "");
       for (unsigned f = 0; f < d->nfields; f++) {
+        fputc(' ', stdout);
+        cli_put_name(stdout, d->fields[f].name);
         if (d->fields[f].type == TW_FT_STRING)
-          printf(" %s:bytes", d->fields[f].name);
+          printf(":bytes");
         else
-          printf(" %s:%c%u", d->fields[f].name, decl_letter(d->fields[f].type),
-                 d->fields[f].bits);
+          printf(":%c%u", decl_letter(d->fields[f].type), d->fields[f].bits);
       }
       printf("\n");
     }

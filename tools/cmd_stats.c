@@ -198,8 +198,11 @@ int tw_cli_stats(int argc, char **argv)
     printf("restarts total: %llu\n", restarts);
   qsort(s->kinds, s->nkinds, sizeof s->kinds[0], by_count);
   printf("events by kind:\n");
-  for (size_t i = 0; i < s->nkinds; i++)
-    printf("  %-22s %llu\n", s->kinds[i].desc->seed_name, s->kinds[i].n);
+  for (size_t i = 0; i < s->nkinds; i++) {
+    printf("  ");
+    size_t w = cli_put_name(stdout, s->kinds[i].desc->seed_name); /* custom: the target's */
+    printf("%*s %llu\n", w < 22 ? (int)(22 - w) : 0, "", s->kinds[i].n);
+  }
   qsort(s->tasks, s->ntasks, sizeof s->tasks[0], by_task);
   if (s->ntasks)
     printf("events by task:\n");
@@ -210,8 +213,13 @@ int tw_cli_stats(int argc, char **argv)
       printf("  %d:", t.src[s->tasks[i].src].id);
     else
       printf("  ");
-    printf("%04x task %u%s%s%s %llu\n", s->tasks[i].ep, s->tasks[i].task, name ? " \"" : "",
-           name ? name : "", name ? "\"" : "", s->tasks[i].n);
+    printf("%04x task %u", s->tasks[i].ep, s->tasks[i].task);
+    if (name) {
+      printf(" \"");
+      cli_put_name(stdout, name);
+      printf("\"");
+    }
+    printf(" %llu\n", s->tasks[i].n);
   }
   if (s->kinds_over || s->tasks_over)
     printf("not counted above: %llu events of more than %d kinds, %llu of more than %d tasks\n",

@@ -7,6 +7,7 @@
 #define TW_ANALYSIS_INTERNAL_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include "tracewire/analysis/analysis.h"
 #include "tracewire/model/rtos.h"
@@ -55,6 +56,15 @@ struct an_irq {
   struct tw_hist *dur;
   uint64_t *win;
 };
+
+/* Whether the outputs list an interrupt: an entry is made when a frame
+ * opens, before the frame's INTERRUPT event names it (an "irq ?" entry
+ * that then never takes a nanosecond nor an exit); one with nothing
+ * taken, nothing cut and no time has nothing to say. */
+static inline int tw__an_irq_listed(const struct an_irq *q)
+{
+  return q->count || q->cut || q->cpu_ns;
+}
 
 /* What a task got on one core (SMP: a task runs on any core of its
  * endpoint; each core charges its own time to it, nothing twice). */
@@ -242,6 +252,8 @@ static inline int tw__an_is_lock(const struct tw_rtos_obj *o)
 /* JSON output; instances 0 leaves the findings list empty (the report
  * embeds them its own way; the groups are there either way). */
 int tw__an_write_json(const struct tw_an *a, FILE *f, int instances);
+/* s as a JSON string: valid UTF-8, safe inside an HTML <script> (output.c). */
+void tw__an_jstr(FILE *f, const char *s);
 
 void tw__an_finding_text(const struct tw_an *a, const struct tw_an_finding *fd, char *buf,
                          size_t cap);

@@ -3,19 +3,31 @@
 #include <stdlib.h>
 #include <string.h>
 #include "an_internal.h"
+#include "tracewire/wire/utf8.h"
 #include "tracewire/error.h"
 
-static void jstr(FILE *f, const char *s)
+/* A JSON string of the NUL-terminated s, which may come from the target
+ * (a name): valid UTF-8 whatever it held (each ill-formed subpart one
+ * U+FFFD: tracewire/wire/utf8.h), and safe inside an HTML <script> block
+ * as well (the report embeds it: no `<` can close the block or open a
+ * comment). */
+void tw__an_jstr(FILE *f, const char *s)
 {
+  const unsigned char *u = (const unsigned char *)s;
+  size_t n = strlen(s);
   fputc('"', f);
-  for (; *s; s++) {
-    unsigned char ch = (unsigned char)*s;
-    if (ch == '"' || ch == '\\')
+  for (size_t i = 0; i < n;) {
+    unsigned char ch = u[i];
+    int k = ch < 0x80 ? 1 : tw__utf8_step(u + i, n - i);
+    if (k < 0)
+      fputs("\\ufffd", f);
+    else if (ch == '"' || ch == '\\')
       fprintf(f, "\\%c", ch);
     else if (ch < 0x20 || ch == '<' || ch == '>' || ch == '&') /* safe inside <script> too */
       fprintf(f, "\\u%04x", ch);
     else
-      fputc(ch, f);
+      fwrite(u + i, 1, (size_t)k, f);
+    i += (size_t)(k < 0 ? -k : k);
   }
   fputc('"', f);
 }
@@ -194,19 +206,19 @@ static void jfinding(FILE *f, const struct tw_an *a, const struct tw_an_finding 
   fputs("\"tasks\":[", f);
   for (int i = 0; i < fd->ntasks; i++) {
     fprintf(f, "%s{\"task\":%u,\"name\":", i ? "," : "", fd->tasks[i]);
-    jstr(f, nm(a, fd->core, TW_OBJ_TASK, fd->tasks[i], b, sizeof b));
+    tw__an_jstr(f, nm(a, fd->core, TW_OBJ_TASK, fd->tasks[i], b, sizeof b));
     fprintf(f, ",\"prio\":%d}", task_prio(a, fd->core, fd->tasks[i]));
   }
   fputs("],\"objects\":[", f);
   for (int i = 0; i < fd->nobjs; i++) {
     fprintf(f, "%s{\"kind\":\"%s\",\"obj\":%u,\"name\":", i ? "," : "",
             tw_obj_kind_name(fd->obj_kinds[i]), fd->objs[i]);
-    jstr(f, nm(a, fd->core, fd->obj_kinds[i], fd->objs[i], b, sizeof b));
+    tw__an_jstr(f, nm(a, fd->core, fd->obj_kinds[i], fd->objs[i], b, sizeof b));
     fputc('}', f);
   }
   tw__an_finding_text(a, fd, text, sizeof text);
   fputs("],\"text\":", f);
-  jstr(f, text);
+  tw__an_jstr(f, text);
   if (group != SIZE_MAX)
     fprintf(f, ",\"group\":%zu", group);
   fputc('}', f);
@@ -218,7 +230,7 @@ static void jtasks(FILE *f, const struct tw_an *a, int core, const uint16_t *tas
   fputc('[', f);
   for (int i = 0; i < n; i++) {
     fprintf(f, "%s{\"task\":%u,\"name\":", i ? "," : "", tasks[i]);
-    jstr(f, nm(a, core, TW_OBJ_TASK, tasks[i], b, sizeof b));
+    tw__an_jstr(f, nm(a, core, TW_OBJ_TASK, tasks[i], b, sizeof b));
     fprintf(f, ",\"prio\":%d}", task_prio(a, core, tasks[i]));
   }
   fputc(']', f);
@@ -240,7 +252,7 @@ static void jgroup(FILE *f, const struct tw_an *a, const struct tw_an_group *g)
   for (int i = 0; i < g->nobjs; i++) {
     fprintf(f, "%s{\"kind\":\"%s\",\"obj\":%u,\"name\":", i ? "," : "",
             tw_obj_kind_name(g->obj_kinds[i]), g->objs[i]);
-    jstr(f, nm(a, g->core, g->obj_kinds[i], g->objs[i], b, sizeof b));
+    tw__an_jstr(f, nm(a, g->core, g->obj_kinds[i], g->objs[i], b, sizeof b));
     fputc('}', f);
   }
   fputs("],\"others\":", f);
@@ -250,7 +262,7 @@ static void jgroup(FILE *f, const struct tw_an *a, const struct tw_an_group *g)
   jfinding(f, a, &g->worst, SIZE_MAX);
   tw_an_group_text(a, g, text, sizeof text);
   fputs(",\"text\":", f);
-  jstr(f, text);
+  tw__an_jstr(f, text);
   fputc('}', f);
 }
 
@@ -263,7 +275,7 @@ static void jtask(FILE *f, const struct tw_an *a, const struct an_core *c, size_
   if (tw_an_task(a, (int)ci, t->t->number, &ts) < 0)
     return;
   fprintf(f, "%s{\"task\":%u,\"name\":", first ? "" : ",", t->t->number);
-  jstr(f, nm(a, (int)ci, TW_OBJ_TASK, t->t->number, b, sizeof b));
+  tw__an_jstr(f, nm(a, (int)ci, TW_OBJ_TASK, t->t->number, b, sizeof b));
   fprintf(f, ",\"prio\":%d,\"state_end\":\"%s\"", ts.prio, end_state(t));
   if (ts.state == TW_AN_BLOCKED)
     fprintf(f, ",\"waits_for\":\"%s\"", tw_rtos_wait_name((enum tw_rtos_wait)ts.wait));
@@ -273,7 +285,7 @@ static void jtask(FILE *f, const struct tw_an *a, const struct an_core *c, size_
   if (ts.state == TW_AN_BLOCKED && ts.wait_kind) {
     fprintf(f, ",\"waits_on\":{\"kind\":\"%s\",\"obj\":%u,\"name\":",
             tw_obj_kind_name(ts.wait_kind), ts.wait_obj);
-    jstr(f, nm(a, (int)ci, ts.wait_kind, ts.wait_obj, b, sizeof b));
+    tw__an_jstr(f, nm(a, (int)ci, ts.wait_kind, ts.wait_obj, b, sizeof b));
     fputc('}', f);
   }
   const struct an_load *l = t->t->id < c->nload ? &c->load[t->t->id] : NULL;
@@ -299,7 +311,7 @@ static int jcore(FILE *f, const struct tw_an *a, size_t ci)
   size_t n;
   const struct an_task **tasks = core_tasks(a, ci, &n);
   fprintf(f, "{\"core\":%zu,\"endpoint\":%u,\"name\":", ci, c->mc->endpoint);
-  jstr(f, c->name ? c->name : "core");
+  tw__an_jstr(f, c->name ? c->name : "core");
   fprintf(f, ",\"t0\":%" PRIu64 ",\"t1\":%" PRIu64 ",\"duration_ns\":%" PRIu64
              ",\"events\":%" PRIu64 ",\"context_switches\":%" PRIu64
              ",\"switch_rate_hz\":%.3f,\"isr_ns\":%" PRIu64 ",\"isr_pct\":%.3f"
@@ -318,11 +330,13 @@ static int jcore(FILE *f, const struct tw_an *a, size_t ci)
     jtask(f, a, c, ci, tasks[i], i == 0);
   free(tasks);
   fputs("],\"irqs\":[", f);
-  for (size_t i = 0; i < c->nirqs_used; i++) {
+  for (size_t i = 0, first = 1; i < c->nirqs_used; i++) {
     const struct an_irq *q = &c->irqs[i];
-    fprintf(f, "%s{\"irq\":%" PRId64 ",\"name\":", i ? "," : "",
+    if (!tw__an_irq_listed(q))
+      continue;
+    fprintf(f, "%s{\"irq\":%" PRId64 ",\"name\":", first ? "" : ",",
             q->irq == TW_AN_IRQ_UNKNOWN ? (int64_t)-1 : (int64_t)q->irq);
-    jstr(f, nm(a, (int)ci, TW_OBJ_IRQ, q->irq, b, sizeof b));
+    tw__an_jstr(f, nm(a, (int)ci, TW_OBJ_IRQ, q->irq, b, sizeof b));
     fprintf(f, ",\"count\":%" PRIu64 ",\"nested\":%" PRIu64 ",\"max_depth\":%d,\"cpu_ns\":%" PRIu64
                ",\"cpu_pct\":%.3f,\"cut_by_loss\":%" PRIu64 ",\"duration\":",
             q->count, q->nested, q->max_depth, q->cpu_ns, pct(q->cpu_ns, dur), q->cut);
@@ -330,6 +344,7 @@ static int jcore(FILE *f, const struct tw_an *a, size_t ci)
     fputs(",\"load_permille\":", f);
     jload(f, c, q->win);
     fputc('}', f);
+    first = 0;
   }
   fputs("]}", f);
   return tasks || !a->ntasks ? 0 : TW_ENOMEM;
@@ -346,7 +361,7 @@ static int jobjects(FILE *f, const struct tw_an *a)
     const struct tw_rtos_obj *o = x->o;
     fprintf(f, "%s{\"kind\":\"%s\",\"endpoint\":%u,\"obj\":%u,\"name\":", i ? "," : "",
             tw_obj_kind_name((enum tw_obj_kind)o->kind), o->endpoint, o->number);
-    jstr(f, nm_ep(a, o->endpoint, o->kind, o->number, b, sizeof b));
+    tw__an_jstr(f, nm_ep(a, o->endpoint, o->kind, o->number, b, sizeof b));
     fprintf(f, ",\"waits\":%" PRIu64 ",\"releases\":%" PRIu64 ",\"type_counts\":[",
             x->blocks, x->releases);
     for (int t = 0; t < TW_AN_MAX_TYPES; t++)
@@ -394,7 +409,7 @@ int tw__an_write_json(const struct tw_an *a, FILE *f, int instances)
     const struct an_obj *o = rank[r];
     fprintf(f, "%s{\"mutex\":%u,\"endpoint\":%u,\"rank\":%zu,\"name\":", r ? "," : "",
             o->o->number, o->o->endpoint, r + 1);
-    jstr(f, nm_ep(a, o->o->endpoint, TW_OBJ_MUTEX, o->o->number, b, sizeof b));
+    tw__an_jstr(f, nm_ep(a, o->o->endpoint, TW_OBJ_MUTEX, o->o->number, b, sizeof b));
     fprintf(f, ",\"locks\":%" PRIu64 ",\"unlocks\":%" PRIu64 ",\"inc_locks\":%" PRIu64
                ",\"dec_locks\":%" PRIu64 ",\"blocks\":%" PRIu64 ",\"contended\":%" PRIu64
                ",\"max_depth\":%d,\"wait_total_ns\":%.0f,\"hold\":",
@@ -555,10 +570,12 @@ static void text_core(const struct tw_an *a, FILE *f, size_t ci)
     thist(f, "release", t->latency);
   }
   free(tasks);
-  if (c->nirqs_used)
-    fprintf(f, "  interrupts (CPU %%, count, duration):\n");
-  for (size_t i = 0; i < c->nirqs_used; i++) {
+  for (size_t i = 0, head = 0; i < c->nirqs_used; i++) {
     const struct an_irq *q = &c->irqs[i];
+    if (!tw__an_irq_listed(q))
+      continue;
+    if (!head++)
+      fprintf(f, "  interrupts (CPU %%, count, duration):\n");
     fprintf(f, "    %-20s %6.2f%%  %" PRIu64 " taken, %" PRIu64 " nested\n",
             nm(a, (int)ci, TW_OBJ_IRQ, q->irq, b, sizeof b), pct(q->cpu_ns, dur), q->count,
             q->nested);

@@ -476,14 +476,9 @@ static int column(struct tw_report *r, FILE *out, FILE *spool, size_t rec, const
 static void write_meta(struct tw_report *r, const struct tw_an *an, FILE *out)
 {
   char buf[128];
-  fputs("<script type=\"application/json\" id=\"tw-meta\">{\"title\":\"", out);
-  for (const char *s = r->cfg.title ? r->cfg.title : "trace"; *s; s++) {
-    if (*s == '"' || *s == '\\' || *s == '<' || (unsigned char)*s < 0x20)
-      fprintf(out, "\\u%04x", (unsigned char)*s);
-    else
-      fputc(*s, out);
-  }
-  fprintf(out, "\",\"nfi\":%zu", tw_an_nfindings(an));
+  fputs("<script type=\"application/json\" id=\"tw-meta\">{\"title\":", out);
+  tw__an_jstr(out, r->cfg.title ? r->cfg.title : "trace");
+  fprintf(out, ",\"nfi\":%zu", tw_an_nfindings(an));
   fprintf(out, ",\"t0\":%llu,\"t1\":%llu,\"bins\":%d,\"nev\":%llu,\"nsg\":%llu,"
                "\"ev_over\":%llu,\"sg_over\":%llu,\"detail_end\":%.0f,\"lanes\":[",
           (unsigned long long)r->cfg.t0, (unsigned long long)r->cfg.t1, TW_REPORT_BINS,
@@ -498,16 +493,11 @@ static void write_meta(struct tw_report *r, const struct tw_an *an, FILE *out)
                                        ? tw_rtos_task(tw_an_model(an), mc->endpoint, l->num) : NULL;
     if (t)
       prio = t->base_prio;
-    fprintf(out, "%s{\"core\":%d,\"kind\":\"%s\",\"num\":%lld,\"prio\":%d,\"name\":\"", i ? "," : "",
+    fprintf(out, "%s{\"core\":%d,\"kind\":\"%s\",\"num\":%lld,\"prio\":%d,\"name\":", i ? "," : "",
             l->core, tw_obj_kind_name((enum tw_obj_kind)l->kind),
             l->num == TW_AN_IRQ_UNKNOWN ? -1ll : (long long)l->num, prio);
-    for (const char *s = name; *s; s++) {
-      if (*s == '"' || *s == '\\' || *s == '<' || (unsigned char)*s < 0x20)
-        fprintf(out, "\\u%04x", (unsigned char)*s);
-      else
-        fputc(*s, out);
-    }
-    fputs("\"}", out);
+    tw__an_jstr(out, name); /* the target's: repaired, no `<` */
+    fputc('}', out);
   }
   fputs("],\"codes\":[", out);
   int first = 1;

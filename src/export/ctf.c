@@ -30,7 +30,10 @@
  * reports and passes through) is written as the previous time.
  *
  * Event class ids: the vocabulary's event id; custom kinds (declared
- * in-band) get 0x200 + the order they were first seen.
+ * in-band) get 0x200 + the order they were first seen, each declaration
+ * of a kind declared again with other fields its own (the decoder gives
+ * it its own descriptor: docs/exporters.md, "A custom kind declared
+ * again").
  */
 #include <stdlib.h>
 #include <string.h>

@@ -34,6 +34,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "tracewire/event.h"
+#include "tracewire/wire/utf8.h" /* tw__utf8_step, tw__utf8_valid_len */
 
 /* A growable text buffer; `oom` is sticky. p is NUL-terminated after each
  * call that succeeded. */
@@ -47,13 +48,6 @@ void tw__text_reset(struct tw__text *t);
 void tw__text_put(struct tw__text *t, const void *s, size_t n);
 void tw__text_free(struct tw__text *t);
 
-/* One step of UTF-8 decoding at s[0..n), n > 0: the length of the valid
- * sequence there (1..4), or minus the length of the maximal ill-formed
- * subpart there (-1..-3). Overlong forms, surrogates (ED A0..BF) and code
- * points above U+10FFFF are ill-formed. */
-int tw__utf8_step(const unsigned char *s, size_t n);
-/* Length of the longest valid UTF-8 prefix of s[0..n). */
-size_t tw__utf8_valid_len(const char *s, size_t n);
 /* s[0..n) as valid UTF-8: s itself when it already is (no copy), else the
  * repaired text in t (NULL when out of memory). *outn gets its length. */
 const char *tw__utf8_fix(struct tw__text *t, const char *s, size_t n, size_t *outn);

@@ -19,7 +19,6 @@
 #include "tracewire/events_gen.h"
 #include "tracewire/error.h"
 
-#define NAME_MAX_BYTES 64   /* longer names are cut (docs/host.md) */
 #define NAMES_MIN_CAP 64    /* name table slots at open (a power of two) */
 #define DESC_CACHE 0x200
 #define MAX_UNKNOWN 256
@@ -44,7 +43,7 @@ struct stream {
 
 struct name_slot {
   uint64_t key;              /* 1 << 63 | endpoint << 40 | kind << 32 | number */
-  char name[NAME_MAX_BYTES];
+  char *name;                /* whole (malloc'd): a snapshot bounds it, not the table */
 };
 
 /* How to unpack one event kind, precomputed from its descriptor so the hot
@@ -75,6 +74,9 @@ struct custom {
   struct tw_field_desc fields[TW_EVENT_MAX_VALUES];
   char name[48];
   char fnames[TW_EVENT_MAX_VALUES][24];
+  /* declared again differently: its events now decode by a later slot's
+   * descriptor; this one stays (consumers key on descriptors they saw) */
+  uint8_t superseded;
 };
 
 struct unknown {
@@ -112,6 +114,8 @@ struct tw_decoder {
 };
 
 /* ---- setup ---------------------------------------------------------------- */
+
+static void names_clear(struct tw_decoder *d);
 
 static void plan_init(struct plan *pl, const struct tw_event_desc *desc)
 {
@@ -184,6 +188,8 @@ void tw_decoder_close(struct tw_decoder *d)
   for (size_t i = 0; d->streams && i < d->nstreams; i++)
     free(d->streams[i].snap_buf);
   free(d->streams);
+  if (d->names)
+    names_clear(d);
   free(d->names);
   free(d->name_order);
   free(d->customs);
@@ -379,13 +385,35 @@ static void name_set(struct tw_decoder *d, int si, uint16_t ep, uint32_t kind, u
       }
       e = name_slot(d, key);
     }
+  }
+  if (e->key && strlen(e->name) == n && !memcmp(e->name, s, n))
+    return; /* the same again (a START repeats every name) */
+  char *copy = malloc(n + 1);
+  if (!copy) {
+    diag(d, TW_DIAG_LIMIT, TW_ENOMEM, si, 0, 0, "out of memory for a %zu-byte name: %s %u %s",
+         n, tw_obj_kind_name((enum tw_obj_kind)kind), number,
+         e->key ? "keeps its previous name" : "unnamed");
+    return;
+  }
+  memcpy(copy, s, n);
+  copy[n] = 0;
+  if (!e->key) {
     e->key = key;
     d->name_order[d->nnames++] = (uint32_t)(e - d->names);
   }
-  if (n >= NAME_MAX_BYTES)
-    n = NAME_MAX_BYTES - 1;
-  memcpy(e->name, s, n);
-  e->name[n] = 0;
+  free(e->name);
+  e->name = copy;
+}
+
+static void names_clear(struct tw_decoder *d)
+{
+  for (size_t i = 0; i < d->nnames; i++) {
+    struct name_slot *e = &d->names[d->name_order[i]];
+    free(e->name);
+    e->name = NULL;
+    e->key = 0;
+  }
+  d->nnames = 0;
 }
 
 const char *tw_decoder_name(const struct tw_decoder *d, uint16_t endpoint,
@@ -413,9 +441,50 @@ int tw_decoder_name_at(const struct tw_decoder *d, size_t i, uint16_t *endpoint,
 static struct custom *custom_find(const struct tw_decoder *d, uint16_t ep, uint16_t id)
 {
   for (size_t i = 0; i < d->ncustom; i++)
-    if (d->customs[i].endpoint == ep && d->customs[i].desc.id == id)
+    if (d->customs[i].endpoint == ep && d->customs[i].desc.id == id && !d->customs[i].superseded)
       return &d->customs[i];
   return NULL;
+}
+
+static int same_decl(const struct custom *a, const struct custom *b)
+{
+  if (strcmp(a->name, b->name) || a->desc.flags != b->desc.flags ||
+      a->desc.nfields != b->desc.nfields)
+    return 0;
+  for (unsigned i = 0; i < a->desc.nfields; i++)
+    if (a->fields[i].type != b->fields[i].type || a->fields[i].bits != b->fields[i].bits ||
+        strcmp(a->fnames[i], b->fnames[i]))
+      return 0;
+  return 1;
+}
+
+/* Where a declaration of (ep, id) goes (docs/host.md, "Names, custom
+ * events"): the kind's slot when the declaration is the same (a START
+ * repeats every one); a slot of an earlier declaration with the same text
+ * when it comes back; else a new slot, the current one superseded, so that
+ * the descriptor a consumer already holds keeps describing the events it
+ * was given with. NULL when the table is full (reported). */
+static struct custom *custom_slot(struct tw_decoder *d, int si, const struct custom *decl)
+{
+  uint16_t ep = decl->endpoint, id = decl->desc.id;
+  struct custom *cur = custom_find(d, ep, id), *c = NULL;
+  if (cur && same_decl(cur, decl))
+    return cur;
+  for (size_t i = 0; i < d->ncustom && !c; i++)
+    if (d->customs[i].endpoint == ep && d->customs[i].desc.id == id &&
+        same_decl(&d->customs[i], decl))
+      c = &d->customs[i];
+  if (!c) {
+    if (d->ncustom == d->cfg.max_custom) {
+      diag(d, TW_DIAG_LIMIT, TW_ENOSPC, si, 0, id, "custom event table full (%zu)%s",
+           d->cfg.max_custom, cur ? ": the kind keeps its earlier declaration" : "");
+      return NULL;
+    }
+    c = &d->customs[d->ncustom++];
+  }
+  if (cur)
+    cur->superseded = 1;
+  return c;
 }
 
 const struct tw_event_desc *tw_decoder_custom_at(const struct tw_decoder *d, size_t i,
@@ -535,17 +604,9 @@ static void custom_declare(struct tw_decoder *d, int si, const struct tw_event *
     diag(d, TW_DIAG_BAD_DECL, TW_EBADMSG, si, 0, id,
          "custom event %u: declaration has %u fields, nfields says %u", id,
          tmp.desc.nfields, ev->values[2]);
-  struct custom *c = NULL;
-  for (size_t i = 0; i < d->ncustom; i++)
-    if (d->customs[i].endpoint == ep && d->customs[i].desc.id == id)
-      c = &d->customs[i];
-  if (!c) {
-    if (d->ncustom == d->cfg.max_custom) {
-      diag(d, TW_DIAG_LIMIT, TW_ENOSPC, si, 0, id, "custom event table full (%zu)", d->cfg.max_custom);
-      return;
-    }
-    c = &d->customs[d->ncustom++];
-  }
+  struct custom *c = custom_slot(d, si, &tmp);
+  if (!c)
+    return;
   *c = tmp;
   /* the copy moved the strings: point the descriptor at its own */
   c->desc.name = c->desc.seed_name = c->name;
@@ -1144,12 +1205,13 @@ int tw_decoder_run(struct tw_decoder *d, struct tw_reader *r)
  * stream indexes); the names; the custom declarations (as their text,
  * parsed again on restore, so there is one parser). Counters are not
  * carried: they describe what was read. Layout, little-endian:
- *   u32 'TWDS', u32 version 1, u32 default_freq_hz, u8 no_freq_reported,
+ *   u32 'TWDS', u32 version 2, u32 default_freq_hz, u8 no_freq_reported,
  *   u32 nstreams, streams (see put_stream), u32 nnames, names (u64 key,
- *   u8 len, bytes), u32 ncustom, customs (u16 endpoint, u16 id, u8 timed,
- *   u16 len, declaration text). */
+ *   u32 len, bytes; version 1 had a u8 len), u32 ncustom, customs (u16 endpoint, u16 id, u8 timed
+ *   | superseded << 1, u16 len, declaration text). */
 
 #define CKPT_MAGIC 0x53445754u /* "TWDS" */
+#define CKPT_VERSION 2         /* 1: names had a u8 length (cut at 63 bytes) */
 
 struct cbuf {
   uint8_t *p;
@@ -1208,7 +1270,7 @@ int tw_decoder_save(const struct tw_decoder *d, void *buf, size_t cap)
 {
   struct cbuf b = { .p = buf, .cap = cap };
   cput32(&b, CKPT_MAGIC);
-  cput32(&b, 1);
+  cput32(&b, CKPT_VERSION);
   cput32(&b, d->cfg.default_freq_hz);
   cput8(&b, d->no_freq_reported != 0);
   cput32(&b, d->nstreams);
@@ -1236,7 +1298,7 @@ int tw_decoder_save(const struct tw_decoder *d, void *buf, size_t cap)
     const struct name_slot *e = &d->names[d->name_order[i]];
     size_t n = strlen(e->name);
     cput64(&b, e->key);
-    cput8(&b, n);
+    cput32(&b, n);
     cput(&b, e->name, n);
   }
   cput32(&b, d->ncustom);
@@ -1246,7 +1308,7 @@ int tw_decoder_save(const struct tw_decoder *d, void *buf, size_t cap)
     size_t n = custom_text(c, text, sizeof text);
     cput16(&b, c->endpoint);
     cput16(&b, c->desc.id);
-    cput8(&b, (c->desc.flags & TW_EVF_TIMED) != 0);
+    cput8(&b, (unsigned)((c->desc.flags & TW_EVF_TIMED) != 0) | (unsigned)c->superseded << 1);
     cput16(&b, n);
     cput(&b, text, n);
   }
@@ -1292,43 +1354,42 @@ static int restore_streams(struct tw_decoder *d, struct cbuf *b)
   return b->bad ? TW_EBADMSG : 0;
 }
 
-static int restore_tables(struct tw_decoder *d, struct cbuf *b)
+static int restore_tables(struct tw_decoder *d, struct cbuf *b, unsigned version)
 {
   uint32_t n = (uint32_t)cgetn(b, 4);
   if (b->bad || n > d->cfg.max_names)
     return TW_EBADMSG;
   for (uint32_t i = 0; i < n; i++) {
     uint64_t key = cgetn(b, 8);
-    size_t len = (size_t)cgetn(b, 1);
+    size_t len = (size_t)cgetn(b, version == 1 ? 1 : 4);
     const char *s = (const char *)cget(b, len);
-    if (!s || !(key >> 63) || len >= NAME_MAX_BYTES)
+    if (!s || !(key >> 63) || memchr(s, 0, len))
       return TW_EBADMSG;
     name_set(d, -1, (uint16_t)(key >> 40), (uint32_t)(key >> 32) & 0xFF, (uint32_t)key, s, len);
+    if (!tw_decoder_name(d, (uint16_t)(key >> 40), (enum tw_obj_kind)((key >> 32) & 0xFF),
+                         (uint32_t)key))
+      return TW_ENOMEM;
   }
   n = (uint32_t)cgetn(b, 4);
   if (b->bad || n > d->cfg.max_custom)
     return TW_EBADMSG;
+  /* each saved declaration back in its own slot, current or superseded as
+   * saved (replaying them through custom_declare() would not tell which
+   * of a kind's is current) */
   for (uint32_t i = 0; i < n; i++) {
-    struct tw_event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.endpoint = (uint16_t)cgetn(b, 2);
-    ev.values[0] = (uint32_t)cgetn(b, 2);
-    ev.values[1] = (uint32_t)cgetn(b, 1);
+    struct custom *c = &d->customs[i];
+    memset(c, 0, sizeof *c);
+    c->endpoint = (uint16_t)cgetn(b, 2);
+    c->desc.id = (uint16_t)cgetn(b, 2);
+    unsigned fl = (unsigned)cgetn(b, 1);
     size_t len = (size_t)cgetn(b, 2);
-    ev.str = (const char *)cget(b, len);
-    ev.str_len = len;
-    if (!ev.str)
-      return TW_EBADMSG;
-    size_t before = d->ncustom;
-    struct custom tmp;
-    const char *bad = NULL;
+    const char *text = (const char *)cget(b, len), *bad = NULL;
     size_t badn = 0;
-    if (parse_decl(&tmp, ev.str, len, ev.values[1], &bad, &badn) < 0)
+    if (!text || fl > 3 || parse_decl(c, text, len, fl & 1, &bad, &badn) < 0)
       return TW_EBADMSG;
-    ev.values[2] = tmp.desc.nfields;
-    custom_declare(d, -1, &ev);
-    if (d->ncustom == before && !custom_find(d, ev.endpoint, (uint16_t)ev.values[0]))
-      return TW_EBADMSG;
+    c->superseded = (uint8_t)(fl >> 1);
+    plan_init(&c->plan, &c->desc);
+    d->ncustom = i + 1;
   }
   return 0;
 }
@@ -1338,7 +1399,10 @@ int tw_decoder_restore(struct tw_decoder *d, const void *buf, size_t len)
   struct cbuf b = { .in = buf, .len = len };
   if (d->nstreams || d->nnames || d->ncustom)
     return TW_EINVAL;
-  if (cgetn(&b, 4) != CKPT_MAGIC || cgetn(&b, 4) != 1)
+  if (cgetn(&b, 4) != CKPT_MAGIC)
+    return TW_EBADMSG;
+  unsigned version = (unsigned)cgetn(&b, 4);
+  if (version != 1 && version != CKPT_VERSION)
     return TW_EBADMSG;
   uint32_t freq = (uint32_t)cgetn(&b, 4);
   int nofreq = (int)cgetn(&b, 1);
@@ -1346,7 +1410,7 @@ int tw_decoder_restore(struct tw_decoder *d, const void *buf, size_t len)
     return TW_EBADMSG;
   int rc = restore_streams(d, &b);
   if (rc == 0)
-    rc = restore_tables(d, &b);
+    rc = restore_tables(d, &b, version);
   if (rc == 0 && b.at != b.len)
     rc = TW_EBADMSG;
   if (rc < 0) {
@@ -1355,9 +1419,7 @@ int tw_decoder_restore(struct tw_decoder *d, const void *buf, size_t len)
       free(d->streams[i].snap_buf);
     d->nstreams = 0;
     d->last_stream = -1;
-    for (size_t i = 0; i < d->nnames; i++)
-      d->names[d->name_order[i]].key = 0;
-    d->nnames = 0;
+    names_clear(d);
     d->ncustom = 0;
     return rc;
   }

@@ -65,9 +65,12 @@ static void put_time(struct buf *b, uint64_t ns)
   put_frac9(b, (uint32_t)(ns - sec * 1000000000u));
 }
 
-static void put_str(struct buf *b, const char *s, size_t n)
+/* s[0..n) with `"` and `\\` backslashed and every byte outside printable
+ * ASCII as \xNN: the one escaping print uses, so no target string (a
+ * value, an object name, a custom event or field name) can end a line or
+ * send a terminal control. */
+static void put_esc(struct buf *b, const char *s, size_t n)
 {
-  put(b, "\"", 1);
   for (size_t i = 0; i < n; i++) {
     unsigned char c = (unsigned char)s[i];
     if (c == '"' || c == '\\') {
@@ -81,7 +84,33 @@ static void put_str(struct buf *b, const char *s, size_t n)
       put(b, (const char *)&c, 1);
     }
   }
+}
+
+static void put_str(struct buf *b, const char *s, size_t n)
+{
   put(b, "\"", 1);
+  put_esc(b, s, n);
+  put(b, "\"", 1);
+}
+
+/* An event or field name, unquoted: the vocabulary's names are plain
+ * identifiers (a unit test checks it) and are copied, with no scan on the
+ * hot path; a custom declaration's (target != 0) come from the target and
+ * are escaped like strings. */
+static void put_name(struct buf *b, const char *s, int target)
+{
+  size_t n = 0;
+  if (!target) {
+    puts_(b, s);
+    return;
+  }
+  for (unsigned char c; (c = (unsigned char)s[n]) > 0x20 && c < 0x7F && c != '"' && c != '\\'; n++)
+    ;
+  if (!s[n]) {
+    put(b, s, n);
+    return;
+  }
+  put_esc(b, s, strlen(s));
 }
 
 static void put_hex16(struct buf *b, unsigned v)
@@ -109,6 +138,21 @@ static size_t f32_text(char *buf, size_t cap, float v)
       break;
   }
   return (size_t)n;
+}
+
+size_t tw_text_escape(char *buf, size_t cap, const char *s, size_t n)
+{
+  size_t need = 0;
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    need += c == '"' || c == '\\' ? 2 : c < 0x20 || c >= 0x7F ? 4 : 1;
+  }
+  if (cap) {
+    struct buf b = { buf, buf + cap - 1, 0 };
+    put_esc(&b, s, n);
+    *b.p = 0;
+  }
+  return need;
 }
 
 size_t tw_field_value_text(char *buf, size_t cap, enum tw_field_type type, uint8_t bits,
@@ -149,12 +193,13 @@ size_t tw_event_format(char *out, size_t cap, const struct tw_event *ev,
   put(&b, "/", 1);
   put_u64(&b, ev->instance, 1);
   put(&b, " ", 1);
-  puts_(&b, desc->seed_name);
+  int custom = desc->module == TW_MOD_CUSTOM;
+  put_name(&b, desc->seed_name, custom);
   put(&b, ": {", 3);
   for (unsigned i = 0; i < ev->nvalues; i++) {
     const struct tw_field_desc *f = &desc->fields[i];
     put(&b, i ? ", " : " ", i ? 2 : 1);
-    puts_(&b, f->name);
+    put_name(&b, f->name, custom);
     put(&b, " = ", 3);
     if (f->type == TW_FT_STRING) {
       put_str(&b, ev->str ? ev->str : "", ev->str ? ev->str_len : 0);

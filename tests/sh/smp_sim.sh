@@ -9,7 +9,8 @@
 #     each share once: no double counting); the other tasks only on their
 #     own core; summary lists the migrant under both cores;
 #   - the JSON timeline has the migrant's run slices on the cpu0 and cpu1
-#     tracks; the Perfetto export accepts it.
+#     tracks; the Perfetto export accepts it;
+#   - analyze lists only the interrupts that were taken (no "irq ? 0 taken").
 # Args: build dir, source dir.
 set -euo pipefail
 B=$1
@@ -54,6 +55,18 @@ mig = [t for c in cores for t in c["tasks"] if t["name"] == "migrant"]
 assert len(mig) == 2 and all(t["cpu_ns"] > 0 for t in mig), mig
 assert sum(t["home"] for t in mig) == 1, "the migrant's home core is one of them"
 PY
+# An interrupt is listed when it was taken, cut by a loss or charged time:
+# the entry a frame opens before its INTERRUPT event names it is not ("irq
+# ? 0.00% 0 taken" on every core, in the text and in the JSON).
+"$tw" analyze "$tmp/smp.twt" > "$tmp/an.txt" 2>/dev/null || fail "tracewire analyze"
+if grep -E ' 0 taken' "$tmp/an.txt"; then fail "analyze lists an interrupt never taken"; fi
+grep -c ' taken, ' "$tmp/an.txt" | grep -qx 3 || { cat "$tmp/an.txt" >&2; fail "analyze: not the 3 interrupts (SysTick twice, dma)"; }
+python3 -c '
+import json, sys
+for c in json.load(open(sys.argv[1]))["cores"]:
+    for q in c["irqs"]:
+        assert q["count"] or q["cut_by_loss"] or q["cpu_ns"], ("core", c["core"], q)
+' "$tmp/an.json" || fail "analyze --json lists an interrupt never taken"
 "$tw" summary "$tmp/smp.twt" > "$tmp/summary.txt" 2>/dev/null || fail "tracewire summary"
 [ "$(sed -n '/^CPU load  core 0:/,/^CPU load  core 1:/p' "$tmp/summary.txt" | grep -c ' migrant ')" -eq 1 ] &&
   [ "$(sed -n '/^CPU load  core 1:/,/^findings/p' "$tmp/summary.txt" | grep -c ' migrant ')" -eq 1 ] ||

@@ -7,13 +7,23 @@
  *     repeat (x twice), are TSDL keywords (struct, Bool), start with a
  *     digit, or are names the formats add themselves (marker, seq);
  *   - task names: non-ASCII, 100 bytes, invalid UTF-8, quotes and `*\/`;
+ *   - HTML that would run if a page wrote it as markup (for the report,
+ *     tests/sh/report_strings.sh): a task, a mutex and a custom kind named
+ *     with `</script>`, event handlers, `&`, quotes and U+2028;
  *   - string values: empty, 68 bytes, 1000 bytes (near the most one
  *     logger event carries: 255 words), controls, invalid
  *     UTF-8 (lone continuation, overlong, surrogate, past U+10FFFF, cut),
  *     valid multi-byte, a TSDL keyword, and a BLOB with NUL bytes.
  * MANIFEST lists what was sent, one line each, in hex, for
  * tests/sh/export_strings.sh: `kind ID NAME FIELD...`, `task N NAME`,
- * `value ID BYTES` (`-` for empty). The clock is a counter: the same
+ * `value ID BYTES` (`-` for empty), `mutex N NAME`.
+ *
+ * tw-strings-target OUT.bin MANIFEST redeclare: instead, one custom kind
+ * declared three times in one recording (tw_custom_reset, a new
+ * declaration, tw_streamer_send_names: what firmware that reconfigures
+ * itself does), one event under each: "Redecl a:U8 b:U16" (1, 2), then
+ * "Redecl x:U32 y:U32 z:U32" (3, 4, 5), then the first again (6, 7), for
+ * tests/sh/export_redeclare.sh. The clock is a counter: the same
  * bytes every run.
  */
 #include <stdio.h>
@@ -24,7 +34,10 @@
 #include "tracewire/trace.h"
 
 #define EP 0x0007u
-enum { K_CLASH = 40, K_BAD = 41, K_TEXT = 42, K_BLOB = 43 };
+enum { K_CLASH = 40, K_BAD = 41, K_TEXT = 42, K_BLOB = 43, K_HTML = 44, K_RE = 45 };
+#define HTML_MUTEX 1
+static const char html_mutex[] =
+    "</SCRIPT><script>document.body.dataset.pwned=3</script><!--&lt;\xe2\x80\xa8";
 
 static FILE *out, *man;
 static uint32_t fake_now = 100;
@@ -72,6 +85,7 @@ static const char *const task_names[] = {
   "t100_0123456789_0123456789_0123456789_0123456789_0123456789_0123456789_0123456789_0123456789_",
   "bad\xff\xfe\xc0\xaf\xed\xa0\x80",
   "\"quoted\" */ {braces}, a,b\t\\",
+  "</script><img src=x onerror=\"document.body.dataset.pwned=1\">&amp;'\xe2\x80\xa8\xff",
 };
 
 static char big[1000];
@@ -88,12 +102,43 @@ static const struct { const char *s; size_t n; } values[] = {
   S("*/ \" \\ {x} ,;"),
 };
 
+static void finish(void)
+{
+  tw_streamer_stop(&S, 1);
+  while (tw_streamer_running(&S) || S.nwork || S.fill > TW_STREAMER_HDR_BYTES) {
+    tw_streamer_poll(&S, 0);
+    tw_streamer_flush(&S);
+  }
+}
+
+static int redeclare(void)
+{
+  static const char *const decls[] = {"Redecl a:U8 b:U16", "Redecl x:U32 y:U32 z:U32",
+                                      "Redecl a:U8 b:U16"};
+  static const uint32_t data[][3] = {{1, 2}, {3, 4, 5}, {6, 7}};
+  static const uint32_t n[] = {2, 3, 2};
+  if (tw_custom_declare(K_RE, 1, decls[0]) || tw_streamer_start(&S))
+    return 1;
+  drain();
+  for (unsigned i = 0; i < 3; i++) {
+    if (i && (tw_custom_reset(), tw_custom_declare(K_RE, 1, decls[i]) ||
+              tw_streamer_send_names(&S, NULL, NULL)))
+      return 1;
+    drain();
+    fake_now += 10;
+    tw_custom(K_RE, data[i], n[i]);
+    drain();
+  }
+  finish();
+  return fclose(man) == 0 && fclose(out) == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
   static const char blob[] = {'a', 0, 'b', 0, 0, 'c', '\xff'};
   struct tw_streamer_cfg cfg;
-  if (argc != 3) {
-    fprintf(stderr, "usage: tw-strings-target OUT.bin MANIFEST\n");
+  if (argc != 3 && (argc != 4 || strcmp(argv[3], "redeclare"))) {
+    fprintf(stderr, "usage: tw-strings-target OUT.bin MANIFEST [redeclare]\n");
     return 2;
   }
   if (!(out = fopen(argv[1], "wb")) || !(man = fopen(argv[2], "w"))) {
@@ -112,6 +157,8 @@ int main(int argc, char **argv)
   cfg.module_id = 1;
   cfg.sync_ticks = 100000;
   cfg.initial_mask = 0xFFFFFFFFu;
+  if (argc == 4)
+    return tw_streamer_init(&S, &cfg) || redeclare();
   for (uint16_t t = 0; t < sizeof task_names / sizeof task_names[0]; t++) {
     fprintf(man, "task %u", t + 1);
     hex(task_names[t], strlen(task_names[t]));
@@ -119,11 +166,18 @@ int main(int argc, char **argv)
     if (tw_name_register(TW_OBJ_TASK, (uint16_t)(t + 1), task_names[t], 1))
       return 1;
   }
+  fprintf(man, "mutex %u", HTML_MUTEX);
+  hex(html_mutex, strlen(html_mutex));
+  fputc('\n', man);
+  if (tw_name_register(TW_OBJ_MUTEX, HTML_MUTEX, html_mutex, 0))
+    return 1;
   if (tw_streamer_init(&S, &cfg) ||
       declare(K_CLASH, "*/\"{k}\\caf\xc3\xa9\xe6\x97\xa5\xf0\x9f\x98\x80 a,b:U8 a.b:U8 x:U16 "
                        "x:U16 struct:U8 1st:U8 Bool:U8 marker:U8") ||
       declare(K_BAD, "bad\xc0\xaf\xed\xa0\x80\x80name seq:U8 caf\xc3\xa9:U8 caf_:U8 t\tn\n:U8") ||
-      declare(K_TEXT, "Text s:STR") || declare(K_BLOB, "Blob b:BLOB") || tw_streamer_start(&S))
+      declare(K_TEXT, "Text s:STR") ||
+      declare(K_HTML, "</script><svg/onload=alert(2)> <b>:U8") ||
+      declare(K_BLOB, "Blob b:BLOB") || tw_streamer_start(&S))
     return 1;
   drain();
   for (uint16_t t = 1; t <= sizeof task_names / sizeof task_names[0]; t++) {
@@ -136,6 +190,16 @@ int main(int argc, char **argv)
     fake_now += 10;
     tw_custom(K_CLASH, w, 8);
     tw_custom(K_BAD, v, 4);
+    drain();
+  }
+  { /* the last task (HTML in its name) holds the mutex named with HTML */
+    uint32_t v = 1;
+    uint16_t t = sizeof task_names / sizeof task_names[0];
+    fake_now += 10;
+    tw_mutex(t, HTML_MUTEX, TW_MUTEX_Lock);
+    tw_custom(K_HTML, &v, 1);
+    fake_now += 10;
+    tw_mutex(t, HTML_MUTEX, TW_MUTEX_Unlock);
     drain();
   }
   for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
@@ -152,10 +216,6 @@ int main(int argc, char **argv)
   fputc('\n', man);
   tw_custom_bytes(K_BLOB, blob, sizeof blob);
   drain();
-  tw_streamer_stop(&S, 1);
-  while (tw_streamer_running(&S) || S.nwork || S.fill > TW_STREAMER_HDR_BYTES) {
-    tw_streamer_poll(&S, 0);
-    tw_streamer_flush(&S);
-  }
+  finish();
   return fclose(man) == 0 && fclose(out) == 0 ? 0 : 1;
 }

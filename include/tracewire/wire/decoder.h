@@ -149,7 +149,9 @@ int tw_decoder_run(struct tw_decoder *d, struct tw_reader *r);
 
 /* Frequency for an endpoint's streams (target info reply). */
 void tw_decoder_set_freq(struct tw_decoder *d, uint16_t endpoint, uint32_t freq_hz);
-/* Name of a numbered object of an endpoint, or NULL. */
+/* Name of a numbered object of an endpoint, whole (as long as the target
+ * sent it; a NUL byte in it ends it), or NULL. The string stays valid
+ * until the object is renamed or the decoder is closed. */
 const char *tw_decoder_name(const struct tw_decoder *d, uint16_t endpoint,
                             enum tw_obj_kind kind, uint32_t number);
 /* Iterate names: 0.. until it returns 0. */

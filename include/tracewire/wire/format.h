@@ -39,6 +39,14 @@ size_t tw_event_format(char *buf, size_t cap, const struct tw_event *ev,
 size_t tw_field_value_text(char *buf, size_t cap, enum tw_field_type type, uint8_t bits,
                            uint32_t raw);
 
+/* s[0..n) escaped as print escapes the target's strings and names (`"`
+ * and `\` backslashed, every byte outside printable ASCII as \xNN;
+ * docs/cli.md), without quotes, NUL-terminated and cut to cap - 1 bytes;
+ * returns the length the whole text needs, as snprintf does (at most
+ * 4 * n). For commands that print target names other than in events
+ * (info, stats). Pure; any thread. */
+size_t tw_text_escape(char *buf, size_t cap, const char *s, size_t n);
+
 #ifdef __cplusplus
 }
 #endif
