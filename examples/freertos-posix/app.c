@@ -29,7 +29,8 @@
  *                inherits 7 until it gives, the wait is bounded by its
  *                critical section
  *   deadlock:    at 100 ms dl_a (2) and dl_b (2) lock lock_a and lock_b
- *                in opposite order: both block forever
+ *                in opposite order, each asking for its second once the
+ *                other holds its first: both block forever
  *   ring overflow: at 300 ms the supervisor (9) writes a burst of custom
  *                LogBurst events larger than the ring, with everything
  *                else held off, then lets the collector catch up: the
@@ -424,12 +425,20 @@ static void high2_main(void *arg)
   }
 }
 
+static uint8_t dl_holds[2]; /* each deadlock task holds its first lock */
+
 static void deadlock_main(void *arg)
 {
   int a_first = arg != NULL;
   vTaskDelayUntil(&(TickType_t){t0}, MS(100));
   lock(a_first ? lock_a : lock_b, a_first ? locka_lock : lockb_lock);
-  vTaskDelay(MS(2));
+  /* the other holds its first lock before this one asks for its second: a
+   * deadlock by construction. A fixed delay was not enough on a loaded
+   * host (under sanitizers the POSIX port ran it out before the other task
+   * ran at all: one took both locks, no deadlock). */
+  __atomic_store_n(&dl_holds[a_first], 1, __ATOMIC_RELAXED);
+  while (!__atomic_load_n(&dl_holds[!a_first], __ATOMIC_RELAXED))
+    vTaskDelay(1);
   lock(a_first ? lock_b : lock_a, a_first ? lockb_lock : locka_lock); /* never */
   for (;;)
     vTaskDelay(portMAX_DELAY);
