@@ -185,19 +185,10 @@ static void seq_start(struct pf *pf, int seq)
 
 static char *scratch(struct pf *pf, size_t n)
 {
-  if (n > pf->scratch_cap) {
-    size_t cap = pf->scratch_cap ? pf->scratch_cap : 256;
-    char *s;
-    while (cap < n)
-      cap *= 2;
-    if (!(s = realloc(pf->scratch, cap))) {
-      tw__pf_oom(pf);
-      return NULL;
-    }
-    pf->scratch = s;
-    pf->scratch_cap = cap;
-  }
-  return pf->scratch;
+  char *s = tw__buf_at_least(&pf->scratch, &pf->scratch_cap, n);
+  if (!s)
+    tw__pf_oom(pf);
+  return s;
 }
 
 /* Valid UTF-8 as every format writes it (text.h: each maximal ill-formed
@@ -299,19 +290,10 @@ static uint64_t dent_iid(const void *p) { return ((const struct pf_dent *)p)->ii
 /* Name text is built in its own buffer: sanitising uses the scratch. */
 static char *name_buf(struct pf *pf, size_t n)
 {
-  if (n > pf->nbuf_cap) {
-    size_t cap = pf->nbuf_cap ? pf->nbuf_cap : 256;
-    char *s;
-    while (cap < n)
-      cap *= 2;
-    if (!(s = realloc(pf->nbuf, cap))) {
-      tw__pf_oom(pf);
-      return NULL;
-    }
-    pf->nbuf = s;
-    pf->nbuf_cap = cap;
-  }
-  return pf->nbuf;
+  char *s = tw__buf_at_least(&pf->nbuf, &pf->nbuf_cap, n);
+  if (!s)
+    tw__pf_oom(pf);
+  return s;
 }
 
 /* The text of an event's name (see the top of the file). */

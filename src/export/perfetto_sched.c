@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "perfetto_internal.h"
+#include "text.h"
 
 enum {
   PS_R = 0x0, PS_S = 0x1, PS_D = 0x2, PS_T = 0x4, PS_X = 0x10, PS_PREEMPTED = 0x800,
@@ -47,19 +48,7 @@ enum {
 
 static int grow(struct pf *pf, void *arrp, size_t *n, size_t i, size_t elem)
 {
-  void **arr = arrp;
-  size_t cap = *n ? *n : 16;
-  char *a;
-  if (i < *n)
-    return 0;
-  while (cap <= i)
-    cap *= 2;
-  if (!(a = realloc(*arr, cap * elem)))
-    return tw__pf_oom(pf);
-  memset(a + *n * elem, 0, (cap - *n) * elem);
-  *arr = a;
-  *n = cap;
-  return 0;
+  return tw__grow_zeroed(arrp, n, i, elem) < 0 ? tw__pf_oom(pf) : 0;
 }
 
 static struct pf_cpu *cpu_of(struct pf *pf, uint32_t id)

@@ -489,3 +489,35 @@ void tw__fields_free(struct tw__fields *c)
   free(c->e);
   free(c);
 }
+
+char *tw__buf_at_least(char **buf, size_t *cap, size_t n)
+{
+  if (n > *cap) {
+    size_t c = *cap ? *cap : 256;
+    char *b;
+    while (c < n)
+      c *= 2;
+    if (!(b = realloc(*buf, c)))
+      return NULL;
+    *buf = b;
+    *cap = c;
+  }
+  return *buf;
+}
+
+int tw__grow_zeroed(void *arrp, size_t *n, size_t i, size_t elem)
+{
+  void **arr = arrp;
+  size_t cap = *n ? *n : 16;
+  char *a;
+  if (i < *n)
+    return 0;
+  while (cap <= i)
+    cap *= 2;
+  if (!(a = realloc(*arr, cap * elem)))
+    return -1;
+  memset(a + *n * elem, 0, (cap - *n) * elem);
+  *arr = a;
+  *n = cap;
+  return 0;
+}

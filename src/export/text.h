@@ -99,4 +99,11 @@ struct tw__fields *tw__fields_new(tw__rewrite_fn *rw, const char *const *reserve
 const char *const *tw__fields_of(struct tw__fields *c, const struct tw_event_desc *d);
 void tw__fields_free(struct tw__fields *c);
 
+/* Growing buffers, doubling. tw__buf_at_least: *buf holds at least n bytes
+ * (from 256), its old contents kept; NULL when out of memory (*buf and *cap
+ * unchanged). tw__grow_zeroed: the array *arrp of *n elem-sized items holds
+ * index i (from 16), the new items zeroed; -1 when out of memory. */
+char *tw__buf_at_least(char **buf, size_t *cap, size_t n);
+int tw__grow_zeroed(void *arrp, size_t *n, size_t i, size_t elem);
+
 #endif

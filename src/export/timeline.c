@@ -169,39 +169,19 @@ const char *const *tw__tl_field_names(struct timeline *tl, const struct tw_event
 /* Grows an array of elem-sized items to hold index i, zero-filling. */
 static int grow(struct timeline *tl, void *arrp, size_t *n, size_t i, size_t elem)
 {
-  void **arr = arrp;
-  size_t cap = *n ? *n : 16;
-  char *a;
-  if (i < *n)
+  if (tw__grow_zeroed(arrp, n, i, elem) == 0)
     return 0;
-  while (cap <= i)
-    cap *= 2;
-  if (!(a = realloc(*arr, cap * elem))) {
-    oom(tl);
-    return -1;
-  }
-  memset(a + *n * elem, 0, (cap - *n) * elem);
-  *arr = a;
-  *n = cap;
-  return 0;
+  oom(tl);
+  return -1;
 }
 
 /* Scratch text: at least n bytes. */
 static char *scratch(struct timeline *tl, size_t n)
 {
-  if (n > tl->cap) {
-    size_t cap = tl->cap ? tl->cap : 256;
-    char *b;
-    while (cap < n)
-      cap *= 2;
-    if (!(b = realloc(tl->buf, cap))) {
-      oom(tl);
-      return NULL;
-    }
-    tl->buf = b;
-    tl->cap = cap;
-  }
-  return tl->buf;
+  char *b = tw__buf_at_least(&tl->buf, &tl->cap, n);
+  if (!b)
+    oom(tl);
+  return b;
 }
 
 /* ---- tracks ------------------------------------------------------------------ */
