@@ -9,6 +9,7 @@
 #include "tracewire/io/file.h"
 #include "tracewire/wire/format.h"
 #include "tracewire/wire/merge.h"
+#include "tracewire/wire/utf8.h"
 
 static void (*sink)(void *ctx, const char *line);
 static void *sink_ctx;
@@ -253,4 +254,23 @@ size_t cli_put_name(FILE *f, const char *s)
   fputs(big, f);
   free(big);
   return need;
+}
+
+void cli_put_text(FILE *f, const char *s, size_t n)
+{
+  const unsigned char *p = (const unsigned char *)s;
+  for (size_t i = 0; i < n;) {
+    int k = tw__utf8_step(p + i, n - i);
+    int ctl = k == 1 && ((p[i] < 0x20 && p[i] != '\n' && p[i] != '\t') || p[i] == 0x7F);
+    int c1 = k == 2 && p[i] == 0xC2 && p[i + 1] < 0xA0; /* U+0080..U+009F */
+    if (k > 0 && !ctl && !c1) {
+      fwrite(p + i, 1, (size_t)k, f);
+      i += (size_t)k;
+      continue;
+    }
+    size_t m = k < 0 ? (size_t)-k : (size_t)k;
+    for (size_t j = 0; j < m; j++)
+      fprintf(f, "\\x%02x", p[i + j]);
+    i += m;
+  }
 }

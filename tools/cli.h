@@ -35,6 +35,11 @@ int cli_stdout_status(const char *cmd, int rc);
 /* A name the target sent, as print escapes it (tw_text_escape(): no byte
  * of it can end the line or reach the terminal as a control). */
 size_t cli_put_name(FILE *f, const char *s); /* returns the bytes written */
+/* Text for a terminal (analyze's and summary's reports, which quote the
+ * target's names as they are): UTF-8 and newlines kept; control bytes
+ * (C0 but newline and tab, DEL, C1) and bytes of invalid UTF-8 written as
+ * \xNN, so a name cannot move the cursor, recolour or retitle a terminal. */
+void cli_put_text(FILE *f, const char *s, size_t n);
 
 void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A line on stderr as it is (no "tracewire: " before it). */

@@ -29,8 +29,24 @@ struct opts {
 static void print(void *ctx, struct tw_an *an)
 {
   struct opts *o = ctx;
-  int rc = o->json ? tw_an_write_json(an, stdout) : tw_an_write_text(an, stdout);
-  if (rc == TW_EIO) {
+  int rc;
+  if (o->json) {
+    rc = tw_an_write_json(an, stdout);
+  } else { /* made safe for a terminal: it quotes the target's names */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    rc = mem ? tw_an_write_text(an, mem) : TW_ENOMEM;
+    if (mem && fclose(mem) != 0 && rc == 0)
+      rc = TW_ENOMEM;
+    if (rc == 0)
+      cli_put_text(stdout, buf, len);
+    free(buf);
+  }
+  if (rc == TW_ENOMEM) {
+    cli_err("analyze: out of memory for the results");
+    o->failed = 1;
+  } else if (rc == TW_EIO) {
     cli_err("analyze: writing the results failed");
     o->failed = 1;
   }

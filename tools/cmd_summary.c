@@ -110,6 +110,10 @@ static int by_load(const void *x, const void *y)
   return a->task < b->task ? -1 : a->task > b->task;
 }
 
+/* Where the summary is written before it is made safe for a terminal (it
+ * quotes the target's names as they are: cli_put_text). */
+static FILE *out;
+
 static void print_load(struct tw_an *an, int core, int ncores)
 {
   struct tw_an_core_stats cs;
@@ -130,26 +134,26 @@ static void print_load(struct tw_an *an, int core, int ncores)
   char dur[32];
   fmt_ns(dur, sizeof dur, cs.t1 - cs.t0);
   if (ncores > 1)
-    printf("CPU load  core %d: ", core);
+    fprintf(out, "CPU load  core %d: ", core);
   else
-    printf("CPU load  ");
-  printf("%zu tasks over %s; interrupts %.1f%%", n, dur, 100.0 * (double)cs.isr_ns / span);
+    fprintf(out, "CPU load  ");
+  fprintf(out, "%zu tasks over %s; interrupts %.1f%%", n, dur, 100.0 * (double)cs.isr_ns / span);
   if (cs.unknown_ns) /* before the first switch, and after lost events until the next */
-    printf(", not known %.1f%%", 100.0 * (double)cs.unknown_ns / span);
-  printf(", the rest by task:\n");
+    fprintf(out, ", not known %.1f%%", 100.0 * (double)cs.unknown_ns / span);
+  fprintf(out, ", the rest by task:\n");
   for (size_t i = 0; i < n && i < SUMMARY_TASKS; i++) {
     char name[64];
-    printf("            %-16s %5.1f%%", tw_an_name(an, core, TW_OBJ_TASK, l[i].task, name, sizeof name),
+    fprintf(out, "            %-16s %5.1f%%", tw_an_name(an, core, TW_OBJ_TASK, l[i].task, name, sizeof name),
            100.0 * (double)l[i].cpu_ns / span);
     if (l[i].prio >= 0)
-      printf("  prio %d", l[i].prio);
-    putchar('\n');
+      fprintf(out, "  prio %d", l[i].prio);
+    fputc('\n', out);
   }
   if (n > SUMMARY_TASKS) {
     uint64_t rest = 0;
     for (size_t i = SUMMARY_TASKS; i < n; i++)
       rest += l[i].cpu_ns;
-    printf("            ... %zu more tasks %5.1f%% together\n", n - SUMMARY_TASKS,
+    fprintf(out, "            ... %zu more tasks %5.1f%% together\n", n - SUMMARY_TASKS,
            100.0 * (double)rest / span);
   }
 }
@@ -173,77 +177,78 @@ static void print_finding(struct tw_an *an, const struct tw_an_finding *f,
   fmt_ns(t1, sizeof t1, f->t1);
   const char *task0 = f->ntasks > 0 ? tw_an_name(an, f->core, TW_OBJ_TASK, f->tasks[0], a, sizeof a) : "?";
   const char *obj0 = f->nobjs > 0 ? tw_an_name(an, f->core, f->obj_kinds[0], f->objs[0], o, sizeof o) : "?";
-  printf("            ");
+  fprintf(out, "            ");
   switch (f->kind) {
   case TW_AN_PRIO_INVERSION:
-    printf("priority inversion: %s waited on %s held by lower-priority %s", task0, obj0,
+    fprintf(out, "priority inversion: %s waited on %s held by lower-priority %s", task0, obj0,
            f->ntasks > 1 ? tw_an_name(an, f->core, TW_OBJ_TASK, f->tasks[1], b, sizeof b) : "?");
     if (g->count > 1)
-      printf(": %s", times(g, tm, sizeof tm));
-    printf("%s %s (%s..%s)%s", g->count > 1 ? ", worst" : " for", d, t0, t1,
+      fprintf(out, ": %s", times(g, tm, sizeof tm));
+    fprintf(out, "%s %s (%s..%s)%s", g->count > 1 ? ", worst" : " for", d, t0, t1,
            f->bounded ? ", bounded by priority inheritance" : "");
     break;
   case TW_AN_DEADLOCK:
-    printf("deadlock:");
+    fprintf(out, "deadlock:");
     for (int i = 0; i < f->ntasks; i++) /* task i waits for object i, held by task i + 1 */
-      printf("%s %s waits for %s held by %s", i ? "," : "",
+      fprintf(out, "%s %s waits for %s held by %s", i ? "," : "",
              tw_an_name(an, f->core, TW_OBJ_TASK, f->tasks[i], a, sizeof a),
              i < f->nobjs ? tw_an_name(an, f->core, f->obj_kinds[i], f->objs[i], o, sizeof o) : "?",
              tw_an_name(an, f->core, TW_OBJ_TASK, f->tasks[(i + 1) % f->ntasks], b, sizeof b));
     if (g->count > 1)
-      printf(": %s, worst %s from %s", times(g, tm, sizeof tm), d, t0);
+      fprintf(out, ": %s, worst %s from %s", times(g, tm, sizeof tm), d, t0);
     else
-      printf(" (from %s)", t0);
+      fprintf(out, " (from %s)", t0);
     break;
   case TW_AN_STARVATION:
-    printf("starvation: %s ready but not run", task0);
+    fprintf(out, "starvation: %s ready but not run", task0);
     if (g->count > 1)
-      printf(": %s, worst", times(g, tm, sizeof tm));
-    printf(" for %s (%s..%s)", d, t0, t1);
+      fprintf(out, ": %s, worst", times(g, tm, sizeof tm));
+    fprintf(out, " for %s (%s..%s)", d, t0, t1);
     break;
   case TW_AN_BLOCKED_AT_END:
-    printf("blocked at end: %s on %s since %s", task0, obj0, t0);
+    fprintf(out, "blocked at end: %s on %s since %s", task0, obj0, t0);
     break;
   default:
-    printf("%s", tw_an_finding_name(f->kind));
+    fprintf(out, "%s", tw_an_finding_name(f->kind));
     if (g->count > 1)
-      printf(": %s", times(g, tm, sizeof tm));
+      fprintf(out, ": %s", times(g, tm, sizeof tm));
   }
   if (ncores > 1) /* the same tasks may be on several targets */
-    printf(" [core %d]", f->core);
+    fprintf(out, " [core %d]", f->core);
   /* the detector's own caveat: events were lost where it looked */
   if (g->count > 1 && g->across_gap)
-    printf(" [events lost in %llu of them]", (unsigned long long)g->across_gap);
+    fprintf(out, " [events lost in %llu of them]", (unsigned long long)g->across_gap);
   else if (g->count <= 1 && f->across_gap)
-    printf(" [events lost here]");
-  putchar('\n');
+    fprintf(out, " [events lost here]");
+  fputc('\n', out);
 }
 
 struct ctx {
   const struct counts *c;
+  int failed;
 };
 
-static void print(void *vctx, struct tw_an *an)
+static void print_to_out(void *vctx, struct tw_an *an)
 {
   const struct counts *c = ((struct ctx *)vctx)->c;
   unsigned long long lost = c->ring + c->events_lost + c->unexplained;
-  printf("events    %llu kernel/RTOS events and %llu control records from %llu stream%s",
+  fprintf(out, "events    %llu kernel/RTOS events and %llu control records from %llu stream%s",
          c->events, c->control, c->streams, c->streams == 1 ? "" : "s");
   if (c->mixed_freq)
-    printf(" (clocks differ)\n");
+    fprintf(out, " (clocks differ)\n");
   else
-    printf(" (clock %" PRIu32 " Hz)\n", c->freq_hz);
-  printf("drops     %llu events lost: ring overflow %llu (%llu DROPS records), transport %llu "
+    fprintf(out, " (clock %" PRIu32 " Hz)\n", c->freq_hz);
+  fprintf(out, "drops     %llu events lost: ring overflow %llu (%llu DROPS records), transport %llu "
          "(%llu packets), unexplained %llu\n",
          lost, c->ring, c->drops_records, c->events_lost, c->pkts_lost, c->unexplained);
   if (c->restarts) /* not loss: the target started its sequence numbers again */
-    printf("restarts  %llu: the target started again; what it sent before each restart and "
+    fprintf(out, "restarts  %llu: the target started again; what it sent before each restart and "
            "did not arrive is not counted\n", c->restarts);
   int ncores = tw_an_ncores(an);
   for (int core = 0; core < ncores && core < SUMMARY_CORES; core++)
     print_load(an, core, ncores);
   if (ncores > SUMMARY_CORES)
-    printf("CPU load  ... %d more cores (tracewire analyze)\n", ncores - SUMMARY_CORES);
+    fprintf(out, "CPU load  ... %d more cores (tracewire analyze)\n", ncores - SUMMARY_CORES);
   size_t ng = tw_an_ngroups(an);
   unsigned long long nf = 0, kinds[TW_AN_NKINDS] = {0};
   for (size_t i = 0; i < ng; i++) { /* the groups count every instance */
@@ -252,10 +257,10 @@ static void print(void *vctx, struct tw_an *an)
     if ((unsigned)g->kind < TW_AN_NKINDS)
       kinds[g->kind] += g->count;
   }
-  printf("findings  %llu", nf);
+  fprintf(out, "findings  %llu", nf);
   if (nf)
-    printf(" in %zu group%s", ng, ng == 1 ? "" : "s");
-  printf(": priority inversion %llu, deadlock %llu, starvation %llu, blocked at end %llu\n",
+    fprintf(out, " in %zu group%s", ng, ng == 1 ? "" : "s");
+  fprintf(out, ": priority inversion %llu, deadlock %llu, starvation %llu, blocked at end %llu\n",
          kinds[TW_AN_PRIO_INVERSION], kinds[TW_AN_DEADLOCK], kinds[TW_AN_STARVATION],
          kinds[TW_AN_BLOCKED_AT_END]);
   for (size_t i = 0; i < ng && i < SUMMARY_GROUPS; i++) { /* worst first */
@@ -263,8 +268,28 @@ static void print(void *vctx, struct tw_an *an)
     print_finding(an, &g->worst, g, ncores);
   }
   if (ng > SUMMARY_GROUPS)
-    printf("            ... %zu more groups (tracewire analyze lists them all)\n",
+    fprintf(out, "            ... %zu more groups (tracewire analyze lists them all)\n",
            ng - SUMMARY_GROUPS);
+}
+
+static void print(void *vctx, struct tw_an *an)
+{
+  char *buf = NULL;
+  size_t len = 0;
+  out = open_memstream(&buf, &len);
+  if (out) {
+    print_to_out(vctx, an);
+    if (fclose(out) == 0)
+      cli_put_text(stdout, buf, len);
+    else
+      ((struct ctx *)vctx)->failed = 1;
+  } else {
+    ((struct ctx *)vctx)->failed = 1;
+  }
+  if (((struct ctx *)vctx)->failed)
+    cli_err("summary: out of memory for the summary");
+  free(buf);
+  out = NULL;
   fflush(stdout);
 }
 
@@ -305,6 +330,8 @@ int tw_cli_summary(int argc, char **argv)
     run.after = print;
     run.ctx = &ctx;
     rc = cli_an_run(&run);
+    if (ctx.failed)
+      rc = TW_EXIT_ERROR;
   }
   tw_input_unspool(run.path);
   return cli_stdout_status("summary", rc);

@@ -9,6 +9,8 @@
 #    a line), and each task/mutex name, custom kind name and field name is
 #    there whole, escaped as docs/cli.md says (the rule re-implemented
 #    below); info and stats, which list names too, escape them the same way;
+#  - analyze and summary: valid UTF-8 with no control characters (their
+#    names keep UTF-8, the rest is \xNN);
 #  - report: the file is valid UTF-8; every <script> data block ends at
 #    its own `</script>` (no injected one, no `<!--`) and parses as JSON
 #    (base64 for the binary ones); the lanes carry each name whole, as
@@ -36,6 +38,8 @@ fi
 "$tw" print "$tmp/t.bin" > "$tmp/print.txt" || fail "tracewire print: exit $?"
 "$tw" info "$tmp/t.bin" > "$tmp/info.txt" || fail "tracewire info: exit $?"
 "$tw" stats "$tmp/t.bin" > "$tmp/stats.txt" || fail "tracewire stats: exit $?"
+"$tw" analyze "$tmp/t.bin" > "$tmp/analyze.txt" || fail "tracewire analyze: exit $?"
+"$tw" summary -q "$tmp/t.bin" > "$tmp/summary.txt" || fail "tracewire summary: exit $?"
 "$tw" report "$tmp/t.bin" -o "$tmp/r.html" 2> "$tmp/report.err" ||
   { cat "$tmp/report.err" >&2; fail "tracewire report"; }
 
@@ -52,6 +56,21 @@ for line in open(tmp + '/manifest'):
         kinds[int(w[1])] = [unhex(x) for x in w[2:]]
     elif w[0] in ('task', 'mutex'):
         objs.append((w[0], int(w[1]), unhex(w[2])))
+
+# ---- analyze, summary: text for a terminal (docs/cli.md) ----------------------
+# UTF-8 kept, but no control byte (C0 but newline and tab, DEL, C1) and no
+# invalid UTF-8: a name cannot move the cursor or recolour the terminal
+for name in ('analyze', 'summary'):
+    b = open(tmp + '/' + name + '.txt', 'rb').read()
+    try:
+        t = b.decode('utf-8')
+    except UnicodeDecodeError as e:
+        fail('%s: invalid UTF-8 at byte %d' % (name, e.start))
+    bad = [c for c in t if (ord(c) < 0x20 and c not in '\n\t') or 0x7F <= ord(c) < 0xA0]
+    if bad:
+        fail('%s: control characters %r' % (name, sorted(set(bad))))
+    if '\\xff' not in t:
+        fail('%s: the task with invalid UTF-8 in its name is not there, escaped' % name)
 
 # ---- print -------------------------------------------------------------------
 def esc(b):  # docs/cli.md: `"` and `\` backslashed, bytes outside printable ASCII \xNN
