@@ -471,8 +471,11 @@ static int seek_source(struct tw_input *t, struct tw_twt_index *ix, size_t i, lo
     }
     s->last_ns = at[i].last_ns;
   }
-  if (j >= 0)
+  if (j >= 0) {
     tw_conn_twt_limit(s->conn, stop[i].resume);
+    if (stop[i].in_sync & 2) /* footer-less there (tw_reader_resume_point) */
+      tw_reader_set_edge_footerless(s->r);
+  }
   return 0;
 }
 

@@ -91,6 +91,7 @@ struct tw_reader {
   int boundary;              /* at the start, or just after a cut: nothing read yet */
   int fl;                    /* the stream is footer-less (see the top) */
   int fl_told;               /* ... because tw_reader_cfg said so */
+  int edge_fl;               /* the data ends at a cut into a footer-less stream */
   int footers;               /* a packet with a footer came before a resume point */
   int skipping;
   struct tw_skip skip;
@@ -172,6 +173,11 @@ int tw_reader_open(struct tw_reader **out, struct tw_conn *src, const struct tw_
     tw_reader_set_footerless(r);
   *out = r;
   return 0;
+}
+
+void tw_reader_set_edge_footerless(struct tw_reader *r)
+{
+  r->edge_fl = 1;
 }
 
 void tw_reader_set_footerless(struct tw_reader *r)
@@ -327,7 +333,7 @@ static int footerless(struct tw_reader *r, size_t len, size_t avail, int edge, s
     return 0;
   }
   if (avail < len + 4)
-    return edge ? r->fl : TW_EAGAIN;
+    return edge ? r->fl || r->edge_fl : TW_EAGAIN;
   if (next_header(r, tw_load_be32(b + len))) {
     if (!r->fl) {
       if (r->footers || r->st.packets > r->st.footerless)

@@ -107,6 +107,13 @@ int tw_reader_resume(struct tw_reader *r, unsigned long long off, unsigned long 
  * before it reads (a .twt says so for record --no-footer). */
 void tw_reader_set_footerless(struct tw_reader *r);
 
+/* The data ends at a cut, not where the sender stopped (an index's stop
+ * point, tw_conn_twt_limit), and the stream was footer-less there: the
+ * last packet before the cut, which no header follows to show its style,
+ * is read footer-less as a full read, which sees the header after it, reads
+ * it. */
+void tw_reader_set_edge_footerless(struct tw_reader *r);
+
 /* Text for a skip reason: "bad footer", "impossible length", ... */
 const char *tw_skip_reason(int reason);
 
